@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulsm/arch/x86_64.h - inline fast paths of the x86-64 patching back end.
+ *
+ * A static branch site is one 5-byte instruction: the NOP `0f 1f 44 00 00`
+ * (Intel SDM vol. 2B, "NOP", the recommended 5-byte form) or `jmp rel32`
+ * (`e9` + 4 bytes). Always 5 bytes, never the short `eb` jump, so that either
+ * form can replace the other in place.
+ *
+ * Each site adds a struct ulsm_jump_entry to the section "ulsm_jump_table".
+ * Every field is PC-relative, so the table needs no dynamic relocation and
+ * works in PIE, non-PIE and shared objects alike. The key is not named in
+ * the asm: the "i" constraint cannot take the address of a key with default
+ * visibility under -fPIC. Instead each site gets a local, constant pointer to
+ * its key (ulsm__kref, relocated by the dynamic linker like any other data),
+ * and the entry refers to that pointer. The section is SHF_GNU_RETAIN ("R")
+ * so that --gc-sections keeps it.
+ *
+ * Include <ulsm/static_key.h>, not this file.
+ */
+#ifndef ULSM_ARCH_X86_64_H
+#define ULSM_ARCH_X86_64_H
+
+#define ULSM__NOP5_BYTES	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
+
+/* One site: INSN is the compiled instruction, FLAGS its jump-entry flags. */
+#define ULSM__ARCH_BRANCH_SITE(keyp, insn, flags)			\
+({									\
+	__label__ ulsm__l_yes, ulsm__l_done;				\
+	ULSM__BOOL ulsm__taken;						\
+	static const void *const ulsm__kref				\
+		__attribute__((used)) = (keyp);				\
+	__asm__ goto("1: " insn "\n\t"					\
+		     ".pushsection ulsm_jump_table, \"aR\"\n\t"		\
+		     ".balign 4\n\t"					\
+		     ".long 1b - ., %l[ulsm__l_yes] - .\n\t"		\
+		     ".long %c0 - ., %c1\n\t"				\
+		     ".popsection"					\
+		     : : "i" (&ulsm__kref), "i" (flags)			\
+		     : : ulsm__l_yes);					\
+	ulsm__taken = 0;						\
+	goto ulsm__l_done;						\
+ulsm__l_yes:								\
+	ulsm__taken = 1;						\
+ulsm__l_done:								\
+	ulsm__taken;							\
+})
+
+/*
+ * The kernel's arch_static_branch() and arch_static_branch_jump(): both
+ * return whether the site jumps, that is (key enabled) ^ branch. They differ
+ * only in the instruction compiled in.
+ */
+#define ulsm__arch_static_branch(keyp, branch)				\
+	ULSM__ARCH_BRANCH_SITE(keyp, ULSM__NOP5_BYTES,			\
+			       (branch) ? ULSM_JUMP_BRANCH : 0)
+
+#define ulsm__arch_static_branch_jump(keyp, branch)			\
+	ULSM__ARCH_BRANCH_SITE(keyp, ".byte 0xe9\n\t.long %l[ulsm__l_yes] - 2f\n2:", \
+			       ((branch) ? ULSM_JUMP_BRANCH : 0) |	\
+			       ULSM_JUMP_COMPILED_JUMP)
+
+#endif /* ULSM_ARCH_X86_64_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulsm/compiler.h - small compiler helpers shared by the public headers.
+ *
+ * Nothing here is API: every name carries the "ulsm__" (double underscore)
+ * prefix and may change between releases.
+ */
+#ifndef ULSM_COMPILER_H
+#define ULSM_COMPILER_H
+
+#if !defined(__GNUC__)
+# error "ulsm needs GNU C extensions (gcc or clang)"
+#endif
+
+#ifdef __cplusplus
+# define ULSM__EXTERN_C_BEGIN	extern "C" {
+# define ULSM__EXTERN_C_END	}
+#else
+# define ULSM__EXTERN_C_BEGIN
+# define ULSM__EXTERN_C_END
+#endif
+
+#define ULSM__STR_(x)		#x
+#define ULSM__STR(x)		ULSM__STR_(x)
+#define ULSM__CAT_(a, b)	a##b
+#define ULSM__CAT(a, b)		ULSM__CAT_(a, b)
+
+#define ulsm__likely(x)		__builtin_expect(!!(x), 1)
+#define ulsm__unlikely(x)	__builtin_expect(!!(x), 0)
+
+#ifdef __cplusplus
+# define ULSM__BOOL		bool
+# define ULSM__STATIC_ASSERT(c, msg)	static_assert(c, msg)
+#else
+# define ULSM__BOOL		_Bool
+# define ULSM__STATIC_ASSERT(c, msg)	_Static_assert(c, msg)
+#endif
+
+#define ULSM__HIDDEN		__attribute__((visibility("hidden")))
+#define ULSM__ALWAYS_INLINE	inline __attribute__((always_inline))
+
+#endif /* ULSM_COMPILER_H */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulsm/object.h - per-object registration of patch tables.
+ *
+ * Every executable and shared object has its own "ulsm_jump_table" section:
+ * the linker's __start_ and __stop_ symbols resolve inside each linked
+ * object. So each object must hand its own range to the library, and take it
+ * back when it is unloaded (dlclose). This header does that for you: every
+ * translation unit that includes a ulsm header gets a small static
+ * constructor and destructor; the library counts them per table, so an
+ * object with many such units registers once and unregisters with its last
+ * destructor. The symbols are hidden, so a shared object never picks up the
+ * executable's table.
+ *
+ * An empty contribution to the section makes sure it exists in every object
+ * that includes this header, so the __start_/__stop_ symbols are always
+ * defined (a weak undefined hidden symbol cannot be addressed in a PIE).
+ *
+ * You never call these functions yourself, except to build a loader of your
+ * own. Define ULSM_NO_AUTO_REGISTER before including any ulsm header to
+ * suppress the constructor in a translation unit.
+ */
+#ifndef ULSM_OBJECT_H
+#define ULSM_OBJECT_H
+
+#include <stddef.h>
+#include <ulsm/compiler.h>
+
+ULSM__EXTERN_C_BEGIN
+
+struct ulsm_jump_entry;
+
+/**
+ * struct ulsm_object_tables - the patch tables of one loaded object
+ * @size:       sizeof(struct ulsm_object_tables), for later growth
+ * @jump_start: first struct ulsm_jump_entry
+ * @jump_stop:  one past the last
+ */
+struct ulsm_object_tables {
+	size_t size;
+	const struct ulsm_jump_entry *jump_start;
+	const struct ulsm_jump_entry *jump_stop;
+};
+
+/**
+ * ulsm_object_register - make an object's sites known to the library
+ * @tables: the object's tables; identified by @tables->jump_start
+ *
+ * Checks every site against the instruction it was compiled with and brings
+ * it in line with its key's current state. Sites that fail the check are
+ * left alone and reported (ULSM_DEBUG=1). Registering the same tables again
+ * only counts a reference.
+ *
+ * Return: 0, or a negative errno (-EINVAL, -ENOMEM, -EILSEQ if some sites
+ * were refused, or an error from patching).
+ */
+int ulsm_object_register(const struct ulsm_object_tables *tables);
+
+/**
+ * ulsm_object_unregister - forget an object's sites (dlclose)
+ * @tables: the same tables as given to ulsm_object_register()
+ *
+ * Return: 0, or -ENOENT if the tables were not registered.
+ */
+int ulsm_object_unregister(const struct ulsm_object_tables *tables);
+
+#if !defined(ULSM_ARCH_GENERIC) && !defined(ULSM_BUILDING_LIBRARY) && \
+	!defined(ULSM_NO_AUTO_REGISTER)
+
+__asm__(".pushsection ulsm_jump_table, \"aR\"\n\t.popsection");
+
+extern const struct ulsm_jump_entry __start_ulsm_jump_table[] ULSM__HIDDEN;
+extern const struct ulsm_jump_entry __stop_ulsm_jump_table[] ULSM__HIDDEN;
+
+static const struct ulsm_object_tables ulsm__this_object = {
+	sizeof(struct ulsm_object_tables),
+	__start_ulsm_jump_table,
+	__stop_ulsm_jump_table,
+};
+
+__attribute__((constructor, used)) static void ulsm__object_ctor(void)
+{
+	(void)ulsm_object_register(&ulsm__this_object);
+}
+
+__attribute__((destructor, used)) static void ulsm__object_dtor(void)
+{
+	(void)ulsm_object_unregister(&ulsm__this_object);
+}
+
+#endif
+
+ULSM__EXTERN_C_END
+
+#endif /* ULSM_OBJECT_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulsm/ulsm.h - ulsm's own interface: options, introspection, errors.
+ *
+ * The kernel-named APIs live in <ulsm/static_key.h> (and later
+ * <ulsm/static_call.h>, <ulsm/lsm.h>); this header holds what the kernel has
+ * no name for. Nothing here is needed for ordinary use: the library sets
+ * itself up on first use and reads these environment variables then:
+ *
+ *   ULSM_DEBUG=1            report refused sites and failed updates on stderr
+ *   ULSM_SYNC=membarrier|signal       force a core-sync method
+ *   ULSM_WRITE=procmem|mprotect       force a text write method
+ *   ULSM_SYNC_SIGNAL=N      the real-time signal used by the signal fallback
+ *                           (default SIGRTMAX - 3)
+ *
+ * Example:
+ *
+ *	struct ulsm_stats st;
+ *	ulsm_get_stats(&st);
+ *	printf("%lu batches, %lu core syncs\n", st.batches, st.core_syncs);
+ */
+#ifndef ULSM_ULSM_H
+#define ULSM_ULSM_H
+
+#include <ulsm/compiler.h>
+
+ULSM__EXTERN_C_BEGIN
+
+enum ulsm_sync_mode {
+	ULSM_SYNC_AUTO = 0,	/* membarrier if the kernel has it, else signal */
+	ULSM_SYNC_MEMBARRIER,	/* membarrier SYNC_CORE only */
+	ULSM_SYNC_SIGNAL,	/* signal every thread, which serialises */
+};
+
+enum ulsm_write_mode {
+	ULSM_WRITE_AUTO = 0,	/* /proc/self/mem, else an mprotect window */
+	ULSM_WRITE_PROCMEM,	/* /proc/self/mem only */
+	ULSM_WRITE_MPROTECT,	/* mprotect window only */
+};
+
+/**
+ * ulsm_set_sync_mode - choose how other threads are made to serialise
+ * @mode: one of enum ulsm_sync_mode
+ *
+ * Return: 0, -EINVAL for an unknown mode, -ENOSYS if the kernel lacks
+ * membarrier SYNC_CORE and @mode is ULSM_SYNC_MEMBARRIER.
+ */
+int ulsm_set_sync_mode(enum ulsm_sync_mode mode);
+
+/**
+ * ulsm_set_write_mode - choose how text is written
+ * @mode: one of enum ulsm_write_mode
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ulsm_set_write_mode(enum ulsm_write_mode mode);
+
+/**
+ * struct ulsm_stats - counters since the process started
+ * @batches:        batches applied successfully
+ * @batches_failed: batches that failed (nothing left changed)
+ * @sites_patched:  sites rewritten
+ * @core_syncs:     core synchronisations performed
+ * @traps_emulated: breakpoint traps that continued as the new instruction
+ * @traps_rewound:  late breakpoint traps that re-executed the site
+ * @traps_passed:   traps that were not ulsm's, passed on
+ */
+struct ulsm_stats {
+	unsigned long batches;
+	unsigned long batches_failed;
+	unsigned long sites_patched;
+	unsigned long core_syncs;
+	unsigned long traps_emulated;
+	unsigned long traps_rewound;
+	unsigned long traps_passed;
+};
+
+/**
+ * ulsm_get_stats - read the counters
+ * @stats: filled in
+ */
+void ulsm_get_stats(struct ulsm_stats *stats);
+
+/**
+ * ulsm_backend - the back end the library was built with
+ *
+ * Return: "x86_64" or "generic".
+ */
+const char *ulsm_backend(void);
+
+/**
+ * ulsm_sync_method - the core-sync method in use
+ *
+ * Return: "membarrier", "signal", or "none" (generic back end).
+ */
+const char *ulsm_sync_method(void);
+
+/**
+ * ulsm_last_error - what went wrong in this thread's last failed update
+ *
+ * Return: a message, or "" if none; valid until the thread's next ulsm call.
+ */
+const char *ulsm_last_error(void);
+
+ULSM__EXTERN_C_END
+
+#endif /* ULSM_ULSM_H */

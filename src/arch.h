@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/arch.h - the contract between the patching core and a back end.
+ *
+ * The core (src/patch.c) owns batches, verification, locking, core sync and
+ * the write path; a back end only knows its instruction set:
+ *
+ *   - which protocol makes a change safe while other threads execute the
+ *     site (arch_protocol);
+ *   - how to encode each instruction the core asks for, and where a thread
+ *     that meets the breakpoint mid-patch continues as that instruction
+ *     would (struct ulsm_insn.resume);
+ *   - its breakpoint instruction, how to serialise the local core and how
+ *     to make new instructions visible to instruction fetch;
+ *   - how to read and set the program counter of an interrupted context.
+ *
+ * x86-64 implements it in src/arch/x86_64/, the data-only back end in
+ * src/arch/generic/. aarch64 will use ULSM_PROTO_ATOMIC_WORD: one aligned
+ * 32-bit store between NOP and B, then arch_flush_icache().
+ */
+#ifndef ULSM_SRC_ARCH_H
+#define ULSM_SRC_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum ulsm_protocol {
+	/* Nothing is patched (generic back end). */
+	ULSM_PROTO_NONE,
+	/* x86: breakpoint on byte 0, sync, tail, sync, byte 0, sync. */
+	ULSM_PROTO_BREAKPOINT,
+	/* aarch64: one naturally aligned word store, then cache maintenance. */
+	ULSM_PROTO_ATOMIC_WORD,
+};
+
+#define ULSM_MAX_INSN	16
+
+/*
+ * An encoded instruction.
+ * @len:    bytes used in @bytes
+ * @resume: where a thread that traps on the breakpoint over this site
+ *          continues as if it had executed this instruction; never a place
+ *          that requires pushing or popping the stack by hand
+ */
+struct ulsm_insn {
+	uint8_t len;
+	uint8_t bytes[ULSM_MAX_INSN];
+	uintptr_t resume;
+};
+
+extern const enum ulsm_protocol arch_protocol;
+
+/* The breakpoint instruction and its length (x86: int3, 1 byte). */
+extern const uint8_t arch_breakpoint[];
+extern const size_t arch_breakpoint_len;
+
+/*
+ * Encode a static-branch site at @site: a jump to @target if @jump, else a
+ * NOP of the same length. Return 0 or -ERANGE if @target is out of reach.
+ */
+int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
+		       struct ulsm_insn *out);
+
+/* Execute a core-serialising instruction on the calling CPU. */
+void arch_serialize(void);
+
+/* Make [addr, addr + len) visible to instruction fetch on all cores. */
+void arch_flush_icache(void *addr, size_t len);
+
+/* Program counter of a signal's interrupted context, and setting it. */
+uintptr_t arch_context_pc(const void *ucontext);
+void arch_context_set_pc(void *ucontext, uintptr_t pc);
+
+/*
+ * Whether a SIGTRAP with this si_code can come from our breakpoint
+ * instruction (x86-64 Linux reports int3 as SI_KERNEL).
+ */
+bool arch_trap_is_breakpoint(int si_code);
+
+#endif /* ULSM_SRC_ARCH_H */

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The generic back end: nothing is patched, so the patching core never asks
+ * for an instruction. Keys are counters, read by the sites themselves.
+ */
+#include <errno.h>
+
+#include "../../arch.h"
+
+const enum ulsm_protocol arch_protocol = ULSM_PROTO_NONE;
+const uint8_t arch_breakpoint[] = { 0 };
+const size_t arch_breakpoint_len = 0;
+
+int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
+		       struct ulsm_insn *out)
+{
+	(void)site;
+	(void)target;
+	(void)jump;
+	(void)out;
+	return -ENOTSUP;
+}
+
+void arch_serialize(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void arch_flush_icache(void *addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+}
+
+uintptr_t arch_context_pc(const void *ucontext)
+{
+	(void)ucontext;
+	return 0;
+}
+
+void arch_context_set_pc(void *ucontext, uintptr_t pc)
+{
+	(void)ucontext;
+	(void)pc;
+}
+
+bool arch_trap_is_breakpoint(int si_code)
+{
+	(void)si_code;
+	return false;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/internal.h - what the library's files share. Never installed.
+ *
+ * Every function here has hidden visibility (the whole library is built
+ * with -fvisibility=hidden; public functions are marked ULSM_API).
+ */
+#ifndef ULSM_SRC_INTERNAL_H
+#define ULSM_SRC_INTERNAL_H
+
+#define ULSM_BUILDING_LIBRARY 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ulsm/static_key.h>
+#include <ulsm/ulsm.h>
+
+#include "arch.h"
+
+#define ULSM_API	__attribute__((visibility("default")))
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* --- errors and diagnostics (src/error.c) ------------------------------ */
+
+/* Record @err with a message for ulsm_last_error(); print it if debugging. */
+int ulsm_error(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ulsm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A broken internal invariant: print and abort. Never for caller mistakes. */
+_Noreturn void ulsm_die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void ulsm_clear_error(void);
+
+/* --- configuration and start-up (src/init.c) --------------------------- */
+
+struct ulsm_config {
+	bool debug;
+	enum ulsm_sync_mode sync_mode;
+	enum ulsm_write_mode write_mode;
+	int sync_signal;
+};
+
+extern struct ulsm_config ulsm_config;
+
+/* Run once, before anything else; safe to call from constructors. */
+void ulsm_init(void);
+
+/* --- the patch lock (src/lock.c) --------------------------------------- */
+
+/*
+ * Take the process-wide patch lock. Returns -EDEADLK if the calling thread
+ * already holds it (an update from a signal handler that interrupted one).
+ */
+int ulsm_lock(void);
+void ulsm_unlock(void);
+bool ulsm_lock_held(void);
+void ulsm_lock_atfork_init(void);
+
+/* --- statistics -------------------------------------------------------- */
+
+extern struct ulsm_stats ulsm_stats;
+#define ulsm_stat_add(field, n)						\
+	__atomic_fetch_add(&ulsm_stats.field, (n), __ATOMIC_RELAXED)
+
+/* --- trap-handler quiescence (src/quiesce.c) --------------------------- */
+
+/*
+ * The breakpoint handler reads snapshots (registry, published batch) that
+ * the patcher replaces. The handler brackets its reads with enter/leave;
+ * the patcher swaps the pointer, then waits until no handler is inside
+ * before freeing the old snapshot. Sequentially consistent on both sides:
+ * either the handler sees the new pointer or the patcher sees the handler.
+ */
+void ulsm_handler_enter(void);
+void ulsm_handler_leave(void);
+void ulsm_wait_for_handlers(void);
+
+/* --- site registry (src/registry.c) ------------------------------------ */
+
+enum ulsm_site_kind {
+	ULSM_SITE_BRANCH,
+};
+
+struct ulsm_site {
+	uintptr_t addr;
+	uintptr_t target;		/* jump target */
+	struct static_key *key;
+	const void *owner;		/* the object's tables */
+	uint8_t kind;
+	uint8_t branch;			/* the kernel's branch bit */
+};
+
+/*
+ * Replace the set of sites owned by @owner with @sites (n may be 0, which
+ * removes them). Caller holds the patch lock. Return 0 or -ENOMEM.
+ */
+int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
+			    size_t n);
+
+/*
+ * Call @fn for every registered site of @key, in address order. Caller
+ * holds the patch lock. Stops at, and returns, the first nonzero result.
+ */
+int ulsm_registry_for_key(const struct static_key *key,
+			  int (*fn)(const struct ulsm_site *site, void *arg),
+			  void *arg);
+
+/* Whether @addr starts a registered site. Async-signal-safe, in a handler. */
+bool ulsm_registry_is_site(uintptr_t addr);
+
+/* --- batches (src/patch.c) --------------------------------------------- */
+
+struct ulsm_patch {
+	uintptr_t addr;
+	struct ulsm_insn old;
+	struct ulsm_insn new;
+};
+
+struct ulsm_batch {
+	size_t n, cap;
+	struct ulsm_patch *v;
+};
+
+#define ULSM_BATCH_INIT	{ 0, 0, NULL }
+
+int ulsm_batch_add(struct ulsm_batch *b, uintptr_t addr,
+		   const struct ulsm_insn *old, const struct ulsm_insn *new);
+void ulsm_batch_free(struct ulsm_batch *b);
+
+/*
+ * Apply @b: verify, then patch every site safely (docs/patching-protocol.md).
+ * Caller holds the patch lock. Return 0, or a negative errno with every
+ * site as it was.
+ */
+int ulsm_batch_apply(struct ulsm_batch *b);
+
+/*
+ * For the breakpoint handler: a trap at @addr. Async-signal-safe.
+ */
+enum ulsm_trap_action {
+	ULSM_TRAP_NOT_OURS,
+	ULSM_TRAP_EMULATE,	/* continue at *resume */
+	ULSM_TRAP_REWIND,	/* re-execute the site: continue at addr */
+};
+enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume);
+
+/* --- text writing (src/text_write.c) ----------------------------------- */
+
+struct ulsm_text_writer {
+	int method;		/* enum ulsm_write_mode, never AUTO once open */
+	int fd;
+};
+
+/*
+ * Choose a write method that works for every site of @b, by rewriting each
+ * site's current first byte over itself. Nothing changes.
+ * Return 0, or -EPERM (with a message) if no method can write there.
+ */
+int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b);
+int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
+		    const void *bytes, size_t len);
+void ulsm_text_close(struct ulsm_text_writer *w);
+
+/* Test hook: make the Nth text write from now fail with -EIO (0: never). */
+extern unsigned long ulsm_fault_write_countdown;
+
+/* --- core sync (src/sync_core.c) --------------------------------------- */
+
+/* Make sure a sync method works; return 0 or -ENOSYS. */
+int ulsm_sync_prepare(void);
+/* Make every thread of the process serialise its instruction stream. */
+int ulsm_sync_cores(void);
+const char *ulsm_sync_name(void);
+
+/* --- breakpoint handler (src/trap.c) ----------------------------------- */
+
+/* Install the SIGTRAP handler if it is not ours, chaining to the old one. */
+int ulsm_trap_install(void);
+
+#endif /* ULSM_SRC_INTERNAL_H */

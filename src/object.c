@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Per-object tables: each executable and shared object registers its own
+ * "ulsm_jump_table" from a constructor (include/ulsm/object.h) and takes it
+ * back from a destructor (dlclose). Many translation units of one object
+ * register the same table: a reference count per table.
+ *
+ * Registration decodes each entry, checks that the site holds the
+ * instruction it was compiled with (a site that does not is refused and
+ * never patched), records the sites, and patches those whose key changed
+ * state before the object was loaded, as one batch.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct object {
+	const struct ulsm_jump_entry *jump_start;
+	unsigned long refs;
+	struct object *next;
+};
+
+static struct object *objects;
+
+static uintptr_t rel(const int32_t *field)
+{
+	return (uintptr_t)field + (intptr_t)*field;
+}
+
+/* Decode @e into @s; refuse it (nonzero) if the site is not as compiled. */
+static int decode_entry(const struct ulsm_jump_entry *e, const void *owner,
+			struct ulsm_site *s)
+{
+	const void *const *kref = (const void *const *)rel(&e->kref);
+	bool compiled_jump = e->flags & ULSM_JUMP_COMPILED_JUMP;
+	struct ulsm_insn insn;
+
+	memset(s, 0, sizeof(*s));
+	s->addr = rel(&e->code);
+	s->target = rel(&e->target);
+	s->key = (struct static_key *)(uintptr_t)*kref;
+	s->owner = owner;
+	s->kind = ULSM_SITE_BRANCH;
+	s->branch = !!(e->flags & ULSM_JUMP_BRANCH);
+
+	if (!s->key)
+		return ulsm_error(-EINVAL, "site %#lx has a NULL key",
+				  (unsigned long)s->addr);
+	if (arch_encode_branch(s->addr, s->target, compiled_jump, &insn))
+		return ulsm_error(-EINVAL, "site %#lx: jump out of reach",
+				  (unsigned long)s->addr);
+	if (memcmp((const void *)s->addr, insn.bytes, insn.len))
+		return ulsm_error(-EILSEQ, "site %#lx does not hold the "
+				  "instruction it was compiled with; refused",
+				  (unsigned long)s->addr);
+	return 0;
+}
+
+/* Sites whose key is not in the compiled state: patch them now. */
+static int bring_in_line(const struct ulsm_site *sites, const bool *compiled,
+			 size_t n)
+{
+	struct ulsm_batch b = ULSM_BATCH_INIT;
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		const struct ulsm_site *s = &sites[i];
+		bool want = (__atomic_load_n(&s->key->enabled,
+					     __ATOMIC_RELAXED) > 0) ^ s->branch;
+		struct ulsm_insn old, new;
+
+		if (want == compiled[i])
+			continue;
+		ret = arch_encode_branch(s->addr, s->target, compiled[i], &old);
+		if (!ret)
+			ret = arch_encode_branch(s->addr, s->target, want, &new);
+		if (!ret)
+			ret = ulsm_batch_add(&b, s->addr, &old, &new);
+	}
+	if (!ret)
+		ret = ulsm_batch_apply(&b);
+	ulsm_batch_free(&b);
+	return ret;
+}
+
+static int register_sites(struct object *obj,
+			  const struct ulsm_object_tables *t)
+{
+	size_t n = (size_t)(t->jump_stop - t->jump_start), good = 0;
+	struct ulsm_site *sites;
+	bool *compiled;
+	int ret = 0, refused = 0;
+
+	if (!n)
+		return 0;
+	sites = calloc(n, sizeof(*sites));
+	compiled = calloc(n, sizeof(*compiled));
+	if (!sites || !compiled) {
+		free(sites);
+		free(compiled);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ulsm_jump_entry *e = &t->jump_start[i];
+
+		if (decode_entry(e, obj, &sites[good])) {
+			refused++;
+			continue;
+		}
+		compiled[good] = e->flags & ULSM_JUMP_COMPILED_JUMP;
+		good++;
+	}
+	ret = ulsm_registry_set_owner(obj, sites, good);
+	if (!ret) {
+		ret = bring_in_line(sites, compiled, good);
+		if (ret)
+			ulsm_registry_set_owner(obj, NULL, 0);
+	}
+	free(sites);
+	free(compiled);
+	if (!ret && refused)
+		ret = ulsm_error(-EILSEQ, "%d of %zu sites refused", refused, n);
+	return ret;
+}
+
+ULSM_API int ulsm_object_register(const struct ulsm_object_tables *t)
+{
+	struct object *obj;
+	int ret;
+
+	if (!t || t->size < sizeof(*t) || t->jump_start > t->jump_stop ||
+	    (!t->jump_start != !t->jump_stop))
+		return ulsm_error(-EINVAL, "ulsm_object_register: bad tables");
+	ulsm_init();
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	for (obj = objects; obj; obj = obj->next)
+		if (obj->jump_start == t->jump_start)
+			break;
+	if (obj) {
+		obj->refs++;
+		goto out;
+	}
+	obj = calloc(1, sizeof(*obj));
+	if (!obj) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	obj->jump_start = t->jump_start;
+	obj->refs = 1;
+	if (arch_protocol != ULSM_PROTO_NONE)
+		ret = register_sites(obj, t);
+	if (ret && ret != -EILSEQ) {
+		/* Nothing of the object is known: its sites stay as compiled. */
+		fprintf(stderr, "ulsm: cannot register an object's static keys: "
+			"%s\n", ulsm_last_error());
+		free(obj);
+		goto out;
+	}
+	obj->next = objects;
+	objects = obj;
+out:
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_object_unregister(const struct ulsm_object_tables *t)
+{
+	struct object **pp, *obj;
+	int ret;
+
+	if (!t)
+		return ulsm_error(-EINVAL, "ulsm_object_unregister: NULL tables");
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	for (pp = &objects; (obj = *pp); pp = &obj->next)
+		if (obj->jump_start == t->jump_start)
+			break;
+	if (!obj) {
+		ret = ulsm_error(-ENOENT, "ulsm_object_unregister: not registered");
+	} else if (!--obj->refs) {
+		ret = ulsm_registry_set_owner(obj, NULL, 0);
+		*pp = obj->next;
+		free(obj);
+	}
+	ulsm_unlock();
+	return ret;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The site registry: every patchable site of every registered object.
+ *
+ * It is read by the patcher (under the patch lock) to find a key's sites,
+ * and by the breakpoint handler (in any thread, in signal context) to tell
+ * our traps from others'. So it is an immutable snapshot behind an atomic
+ * pointer: a change builds a new snapshot, publishes it, waits until no
+ * handler can still read the old one, and frees it. Changes only happen at
+ * dlopen/dlclose time, so copying is cheap enough.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct registry {
+	size_t n;
+	struct ulsm_site *by_addr;	/* sorted by address */
+	struct ulsm_site *by_key;	/* sorted by key, then address */
+};
+
+static struct registry *current;
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct ulsm_site *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct ulsm_site *x = a, *y = b;
+	uintptr_t kx = (uintptr_t)x->key, ky = (uintptr_t)y->key;
+
+	if (kx != ky)
+		return (kx > ky) - (kx < ky);
+	return cmp_addr(a, b);
+}
+
+static void registry_free(struct registry *r)
+{
+	if (!r)
+		return;
+	free(r->by_addr);
+	free(r->by_key);
+	free(r);
+}
+
+int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
+			    size_t n)
+{
+	struct registry *old = current, *r;
+	size_t keep = 0, total;
+
+	if (old)
+		for (size_t i = 0; i < old->n; i++)
+			keep += old->by_addr[i].owner != owner;
+	total = keep + n;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	if (total) {
+		r->by_addr = malloc(total * sizeof(*r->by_addr));
+		r->by_key = malloc(total * sizeof(*r->by_key));
+		if (!r->by_addr || !r->by_key) {
+			registry_free(r);
+			return -ENOMEM;
+		}
+	}
+	if (old)
+		for (size_t i = 0; i < old->n; i++)
+			if (old->by_addr[i].owner != owner)
+				r->by_addr[r->n++] = old->by_addr[i];
+	for (size_t i = 0; i < n; i++)
+		r->by_addr[r->n++] = sites[i];
+	if (total) {
+		qsort(r->by_addr, total, sizeof(*r->by_addr), cmp_addr);
+		memcpy(r->by_key, r->by_addr, total * sizeof(*r->by_key));
+		qsort(r->by_key, total, sizeof(*r->by_key), cmp_key);
+	}
+
+	__atomic_store_n(&current, r, __ATOMIC_SEQ_CST);
+	ulsm_wait_for_handlers();
+	registry_free(old);
+	return 0;
+}
+
+int ulsm_registry_for_key(const struct static_key *key,
+			  int (*fn)(const struct ulsm_site *site, void *arg),
+			  void *arg)
+{
+	const struct registry *r = current;
+	size_t lo = 0, hi;
+
+	if (!r)
+		return 0;
+	/* First site whose key is not below @key. */
+	hi = r->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((uintptr_t)r->by_key[mid].key < (uintptr_t)key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < r->n && r->by_key[lo].key == key; lo++) {
+		int ret = fn(&r->by_key[lo], arg);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+bool ulsm_registry_is_site(uintptr_t addr)
+{
+	const struct registry *r = __atomic_load_n(&current, __ATOMIC_SEQ_CST);
+	size_t lo = 0, hi;
+
+	if (!r)
+		return false;
+	hi = r->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->by_addr[mid].addr == addr)
+			return true;
+		if (r->by_addr[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}

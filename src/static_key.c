@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Static keys: the count, and patching every site of a key when the count
+ * crosses zero. The kernel's kernel/jump_label.c semantics, with errors
+ * returned instead of WARNs.
+ *
+ * A site jumps when (key enabled) ^ (its branch bit). All registered sites
+ * of a key agree with the key's count at all times outside the patch lock
+ * (registration brings new ones in line), so the instruction expected at a
+ * site is derived from the count, and any other bytes there mean someone
+ * else changed the code (-EILSEQ).
+ *
+ * The count is stored after the sites are patched (release): who reads the
+ * count as enabled will also find every site enabled. On the generic back
+ * end the count is all there is.
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include "internal.h"
+
+struct key_batch_arg {
+	struct ulsm_batch *batch;
+	bool from, to;
+};
+
+static int add_site(const struct ulsm_site *s, void *argp)
+{
+	struct key_batch_arg *arg = argp;
+	struct ulsm_insn old, new;
+	int ret;
+
+	ret = arch_encode_branch(s->addr, s->target, arg->from ^ s->branch, &old);
+	if (!ret)
+		ret = arch_encode_branch(s->addr, s->target, arg->to ^ s->branch,
+					 &new);
+	if (ret)
+		return ulsm_error(ret, "site %#lx: cannot encode its jump",
+				  (unsigned long)s->addr);
+	return ulsm_batch_add(arg->batch, s->addr, &old, &new);
+}
+
+/* Move every site of @key from state @from to @to, as one batch. */
+static int key_patch(struct static_key *key, bool from, bool to)
+{
+	struct ulsm_batch b = ULSM_BATCH_INIT;
+	struct key_batch_arg arg = { &b, from, to };
+	int ret;
+
+	ret = ulsm_registry_for_key(key, add_site, &arg);
+	if (!ret)
+		ret = ulsm_batch_apply(&b);
+	ulsm_batch_free(&b);
+	return ret;
+}
+
+static void set_count(struct static_key *key, int n)
+{
+	__atomic_store_n(&key->enabled, n, __ATOMIC_RELEASE);
+}
+
+/* Common entry: check the key, take the lock. */
+static int key_begin(struct static_key *key, const char *what)
+{
+	int ret;
+
+	if (!key)
+		return ulsm_error(-EINVAL, "%s: NULL key", what);
+	ulsm_init();
+	ulsm_clear_error();
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	if (key->enabled < 0) {
+		ulsm_unlock();
+		return ulsm_error(-EINVAL, "%s: key %p has a negative count (%d): "
+				  "not a key, or corrupted", what, (void *)key,
+				  key->enabled);
+	}
+	return 0;
+}
+
+ULSM_API int ulsm_static_key_slow_inc(struct static_key *key)
+{
+	int ret = key_begin(key, "static_key_slow_inc");
+
+	if (ret)
+		return ret;
+	if (key->enabled == INT_MAX) {
+		ret = ulsm_error(-EOVERFLOW, "static_key_slow_inc: count overflow");
+	} else if (key->enabled > 0) {
+		set_count(key, key->enabled + 1);
+	} else {
+		ret = key_patch(key, false, true);
+		if (!ret)
+			set_count(key, 1);
+	}
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_static_key_slow_dec(struct static_key *key)
+{
+	int ret = key_begin(key, "static_key_slow_dec");
+
+	if (ret)
+		return ret;
+	if (key->enabled == 0) {
+		ret = ulsm_error(-EINVAL, "static_key_slow_dec: unbalanced "
+				 "decrement of a key whose count is 0");
+	} else if (key->enabled > 1) {
+		set_count(key, key->enabled - 1);
+	} else {
+		ret = key_patch(key, true, false);
+		if (!ret)
+			set_count(key, 0);
+	}
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_static_key_enable(struct static_key *key)
+{
+	int ret = key_begin(key, "static_key_enable");
+
+	if (ret)
+		return ret;
+	if (key->enabled == 0) {
+		ret = key_patch(key, false, true);
+		if (!ret)
+			set_count(key, 1);
+	}
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_static_key_disable(struct static_key *key)
+{
+	int ret = key_begin(key, "static_key_disable");
+
+	if (ret)
+		return ret;
+	if (key->enabled > 1) {
+		ret = ulsm_error(-EBUSY, "static_key_disable: the key is "
+				 "reference counted (count %d): use dec",
+				 key->enabled);
+	} else if (key->enabled == 1) {
+		ret = key_patch(key, true, false);
+		if (!ret)
+			set_count(key, 0);
+	}
+	ulsm_unlock();
+	return ret;
+}
