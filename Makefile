@@ -141,14 +141,14 @@ $(BUILD)/tests/plugin_keys.so: tests/plugin_keys.c $(HEADERS) $(CONFIG_H) $(BUIL
 $(BUILD)/tests/t_dlopen.t: tests/t_dlopen.c $(TEST_DEPS) $(BUILD)/libulsm.so $(BUILD)/tests/plugin_keys.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
-		-Wl,-rpath,'$$ORIGIN/..' $(LDLIBS_ALL)
+		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
 
 check: all $(TEST_BINS)
-	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. prove $(if $(EMU),--exec '$(EMU)') $(notdir $(TEST_BINS))
+	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. prove $(if $(EMU),--exec '$(EMU)') $(addprefix ./,$(notdir $(TEST_BINS)))
 
 stress: all $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t
 	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
-	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 20000 --threads 3
+	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 3000 --threads 3
 
 # --- benchmarks and demonstration ---------------------------------------
 

@@ -13,6 +13,7 @@
 
 static __thread char last_error[256];
 
+__attribute__((format(printf, 1, 0)))
 static void vreport(const char *fmt, va_list ap, bool print)
 {
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);

@@ -73,10 +73,20 @@ extern struct ulsm_stats ulsm_stats;
  * the patcher swaps the pointer, then waits until no handler is inside
  * before freeing the old snapshot. Sequentially consistent on both sides:
  * either the handler sees the new pointer or the patcher sees the handler.
+ *
+ * One counter per kind of handler, so that a storm of breakpoint traps
+ * (threads spinning over a site mid-patch) cannot starve a wait for the
+ * sync handlers, and the other way round.
  */
-void ulsm_handler_enter(void);
-void ulsm_handler_leave(void);
-void ulsm_wait_for_handlers(void);
+struct ulsm_quiesce {
+	unsigned long inside;
+};
+
+extern struct ulsm_quiesce ulsm_trap_quiesce;	/* registry, batch */
+
+void ulsm_handler_enter(struct ulsm_quiesce *q);
+void ulsm_handler_leave(struct ulsm_quiesce *q);
+void ulsm_wait_for_handlers(struct ulsm_quiesce *q);
 
 /* --- site registry (src/registry.c) ------------------------------------ */
 
@@ -146,6 +156,9 @@ enum ulsm_trap_action {
 	ULSM_TRAP_REWIND,	/* re-execute the site: continue at addr */
 };
 enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume);
+
+/* Test hook: called after the sync of steps 1 and 2 of a breakpoint batch. */
+extern void (*ulsm_test_step_hook)(int step);
 
 /* --- text writing (src/text_write.c) ----------------------------------- */
 

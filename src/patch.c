@@ -18,6 +18,15 @@
 static struct ulsm_batch *published;
 static int rolling_back;
 
+/* Test hook: called after each step's core sync (tests/t_trap.c). */
+void (*ulsm_test_step_hook)(int step);
+
+static void after_step(int step)
+{
+	if (ulsm_test_step_hook)
+		ulsm_test_step_hook(step);
+}
+
 int ulsm_batch_add(struct ulsm_batch *b, uintptr_t addr,
 		   const struct ulsm_insn *old, const struct ulsm_insn *new)
 {
@@ -128,6 +137,8 @@ static int apply_breakpoint(struct ulsm_batch *b, struct ulsm_text_writer *w)
 		ret = ulsm_text_write(w, b->v[i].addr, arch_breakpoint, bp);
 	if (!ret)
 		ret = ulsm_sync_cores();
+	if (!ret)
+		after_step(1);
 
 	/* Step 2: the tails, which nobody can reach now. */
 	for (size_t i = 0; i < b->n && !ret; i++) {
@@ -139,6 +150,8 @@ static int apply_breakpoint(struct ulsm_batch *b, struct ulsm_text_writer *w)
 	}
 	if (!ret)
 		ret = ulsm_sync_cores();
+	if (!ret)
+		after_step(2);
 
 	/* Step 3: the first bytes; the sites are whole again. */
 	for (size_t i = 0; i < b->n && !ret; i++)
@@ -151,7 +164,7 @@ static int apply_breakpoint(struct ulsm_batch *b, struct ulsm_text_writer *w)
 
 	/* Step 4: late traps now find the final bytes and rewind. */
 	__atomic_store_n(&published, NULL, __ATOMIC_SEQ_CST);
-	ulsm_wait_for_handlers();
+	ulsm_wait_for_handlers(&ulsm_trap_quiesce);
 	return ret;
 }
 
@@ -242,7 +255,7 @@ enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume)
 	const struct ulsm_batch *b;
 	const struct ulsm_patch *p = NULL;
 
-	ulsm_handler_enter();
+	ulsm_handler_enter(&ulsm_trap_quiesce);
 	b = __atomic_load_n(&published, __ATOMIC_SEQ_CST);
 	if (b)
 		p = batch_find(b, addr);
@@ -256,6 +269,6 @@ enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume)
 		/* Late delivery: the patch is over, run what is there now. */
 		action = ULSM_TRAP_REWIND;
 	}
-	ulsm_handler_leave();
+	ulsm_handler_leave(&ulsm_trap_quiesce);
 	return action;
 }

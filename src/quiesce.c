@@ -7,21 +7,21 @@
 
 #include "internal.h"
 
-static unsigned long handlers_inside;
+struct ulsm_quiesce ulsm_trap_quiesce;
 
-void ulsm_handler_enter(void)
+void ulsm_handler_enter(struct ulsm_quiesce *q)
 {
-	__atomic_fetch_add(&handlers_inside, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&q->inside, 1, __ATOMIC_SEQ_CST);
 }
 
-void ulsm_handler_leave(void)
+void ulsm_handler_leave(struct ulsm_quiesce *q)
 {
-	__atomic_fetch_sub(&handlers_inside, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_sub(&q->inside, 1, __ATOMIC_SEQ_CST);
 }
 
-void ulsm_wait_for_handlers(void)
+void ulsm_wait_for_handlers(struct ulsm_quiesce *q)
 {
 	/* Handlers are short and never block: a yield loop is enough. */
-	while (__atomic_load_n(&handlers_inside, __ATOMIC_SEQ_CST))
+	while (__atomic_load_n(&q->inside, __ATOMIC_SEQ_CST))
 		sched_yield();
 }

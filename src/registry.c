@@ -84,7 +84,7 @@ int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
 	}
 
 	__atomic_store_n(&current, r, __ATOMIC_SEQ_CST);
-	ulsm_wait_for_handlers();
+	ulsm_wait_for_handlers(&ulsm_trap_quiesce);
 	registry_free(old);
 	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,9 +36,11 @@ struct round {
 	size_t n;
 	pid_t *tids;
 	int *acked;
+	int remaining;		/* futex word: acknowledgements still due */
 };
 
 static struct round *active_round;
+static struct ulsm_quiesce sync_quiesce;
 
 static int sys_membarrier(int cmd)
 {
@@ -59,6 +62,18 @@ static int membarrier_prepare(void)
 	return 0;
 }
 
+static void ack(struct round *r, size_t i)
+{
+	int zero = 0;
+
+	if (!__atomic_compare_exchange_n(&r->acked[i], &zero, 1, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	if (__atomic_sub_fetch(&r->remaining, 1, __ATOMIC_ACQ_REL) == 0)
+		syscall(SYS_futex, &r->remaining, FUTEX_WAKE_PRIVATE, 1, NULL,
+			NULL, 0);
+}
+
 static void sync_signal_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
@@ -69,13 +84,13 @@ static void sync_signal_handler(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	(void)uc;
 	arch_serialize();
-	ulsm_handler_enter();
+	ulsm_handler_enter(&sync_quiesce);
 	r = __atomic_load_n(&active_round, __ATOMIC_SEQ_CST);
 	if (r)
 		for (size_t i = 0; i < r->n; i++)
 			if (r->tids[i] == self)
-				__atomic_store_n(&r->acked[i], 1, __ATOMIC_RELEASE);
-	ulsm_handler_leave();
+				ack(r, i);
+	ulsm_handler_leave(&sync_quiesce);
 	errno = saved;
 }
 
@@ -170,7 +185,7 @@ static int sync_by_signal(void)
 {
 	pid_t pid = getpid(), self = (pid_t)syscall(SYS_gettid);
 	struct round r = { 0, NULL, NULL };
-	unsigned long spins = 0;
+	unsigned long waits = 0;
 	int ret;
 
 	ret = list_threads(self, &r.tids, &r.n);
@@ -181,34 +196,38 @@ static int sync_by_signal(void)
 		free(r.tids);
 		return -ENOMEM;
 	}
+	r.remaining = (int)r.n;
 	__atomic_store_n(&active_round, &r, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; i < r.n; i++)
 		if (syscall(SYS_tgkill, pid, r.tids[i], ulsm_config.sync_signal))
-			r.acked[i] = 1;		/* gone: nothing to serialise */
+			ack(&r, i);	/* gone: nothing to serialise */
 
-	for (size_t i = 0; i < r.n; ) {
-		if (__atomic_load_n(&r.acked[i], __ATOMIC_ACQUIRE)) {
-			i++;
-			continue;
-		}
-		/* A thread that exited never acknowledges; it needs not. */
-		if (++spins % 64 == 0 &&
-		    syscall(SYS_tgkill, pid, r.tids[i], 0) && errno == ESRCH) {
-			r.acked[i] = 1;
-			continue;
-		}
-		if (spins == 200000)
-			ulsm_debug("thread %d has not answered the sync signal: "
-				   "is signal %d blocked there?", (int)r.tids[i],
+	/*
+	 * Sleep rather than spin: with more threads than CPUs the threads we
+	 * wait for need our CPU to run their handlers. Every millisecond,
+	 * count threads that exited without answering as done.
+	 */
+	for (;;) {
+		int left = __atomic_load_n(&r.remaining, __ATOMIC_ACQUIRE);
+		struct timespec ms = { 0, 1000000 };
+
+		if (!left)
+			break;
+		syscall(SYS_futex, &r.remaining, FUTEX_WAIT_PRIVATE, left, &ms,
+			NULL, 0);
+		for (size_t i = 0; i < r.n; i++)
+			if (!__atomic_load_n(&r.acked[i], __ATOMIC_ACQUIRE) &&
+			    syscall(SYS_tgkill, pid, r.tids[i], 0) &&
+			    errno == ESRCH)
+				ack(&r, i);
+		if (++waits == 1000)
+			ulsm_debug("a thread has not answered the sync signal "
+				   "for a second: is signal %d blocked there?",
 				   ulsm_config.sync_signal);
-		if (spins < 64)
-			sched_yield();
-		else
-			nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 	}
 
 	__atomic_store_n(&active_round, NULL, __ATOMIC_SEQ_CST);
-	ulsm_wait_for_handlers();
+	ulsm_wait_for_handlers(&sync_quiesce);
 	free(r.tids);
 	free(r.acked);
 	return 0;

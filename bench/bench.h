@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/bench.h - timing helpers shared by the benchmarks. Header-only.
+ *
+ * A benchmark describes its candidates (loops doing the same work in
+ * different ways) and bench_run() times them in interleaved rounds: round 1
+ * runs every candidate once, round 2 again, and so on, starting each round
+ * at a different candidate. The machines we run on are small and shared, so
+ * a burst of noise (another process, a frequency change, a migration) lasts
+ * long enough to spoil several consecutive measurements; interleaving
+ * spreads it over all candidates instead of making one of them look slow.
+ * Each candidate's result is then the median of its rounds (robust against
+ * the remaining outliers) and the minimum (the best the hardware did).
+ *
+ *	static struct bench_cand c[] = {
+ *		{ .name = "empty loop", .run = loop_empty },
+ *		{ .name = "plain flag", .run = loop_flag },
+ *	};
+ *	unsigned long iters = bench_calibrate(loop_flag, 10 * 1000 * 1000);
+ *
+ *	if (bench_run(c, 2, 31, iters))
+ *		exit(1);
+ *	bench_print_header("candidate");
+ *	for (i = 0; i < 2; i++)
+ *		bench_print_row(&c[i], &c[0], &c[1]);
+ *
+ * Everything is static or static inline: a benchmark includes this header
+ * once and may leave helpers unused without warnings.
+ */
+#ifndef ULSM_BENCH_H
+#define ULSM_BENCH_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/**
+ * struct bench_cand - one candidate
+ * @name:    label for the table and the JSON output
+ * @run:     the timed loop; runs @iters iterations of the thing measured.
+ *           Keep it in its own noinline function so that the code measured
+ *           is the same whoever calls it.
+ * @prepare: optional, untimed, before every timed run (set a key, reset a
+ *           counter). Nonzero stops bench_run() and is returned.
+ * @check:   optional, untimed, after every timed run: verify that the loop
+ *           did what it claims (took the path it should have). Nonzero
+ *           stops bench_run() and is returned.
+ * @median_ns, @min_ns: results, nanoseconds per iteration
+ * @rounds:  how many timed runs the results are based on
+ */
+struct bench_cand {
+	const char *name;
+	void (*run)(unsigned long iters);
+	int (*prepare)(void);
+	int (*check)(unsigned long iters);
+	double median_ns;
+	double min_ns;
+	unsigned int rounds;
+};
+
+/* Monotonic nanoseconds; immune to wall-clock jumps (NTP, settimeofday). */
+static inline uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds one call of @run(@iters) takes. */
+static inline uint64_t bench_time_ns(void (*run)(unsigned long),
+				     unsigned long iters)
+{
+	uint64_t t0 = bench_now_ns();
+
+	run(iters);
+	return bench_now_ns() - t0;
+}
+
+/**
+ * bench_calibrate - an iteration count for which @run takes @target_ns
+ * @run:       the loop (usually the slowest candidate)
+ * @target_ns: wanted duration of one timed run
+ *
+ * Long enough that the clock's resolution and the call overhead vanish,
+ * short enough that a round of all candidates fits between two bursts of
+ * noise. Doubles the count until one run takes a tenth of the target, then
+ * scales: cheap, and the last measurement already warmed up the caches.
+ *
+ * Return: the iteration count, at least 1000.
+ */
+static inline unsigned long bench_calibrate(void (*run)(unsigned long),
+					    uint64_t target_ns)
+{
+	unsigned long iters = 1000;
+	uint64_t t;
+
+	for (;;) {
+		t = bench_time_ns(run, iters);
+		if (t >= target_ns / 10 || iters > (~0ul >> 2))
+			break;
+		iters *= 2;
+	}
+	if (t)
+		iters = (unsigned long)((double)iters * (double)target_ns /
+					(double)t);
+	return iters < 1000 ? 1000 : iters;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of @v[0..n-1] (sorted in place); @n > 0. */
+static inline double bench_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), bench_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/**
+ * bench_run - time candidates in interleaved rounds
+ * @c:      the candidates; results are written into them
+ * @n:      how many
+ * @rounds: timed runs per candidate (odd counts give a true median)
+ * @iters:  iterations per run
+ *
+ * One untimed run of each candidate comes first: it faults the pages in,
+ * trains the branch predictors and lets the CPU leave its idle frequency.
+ * Round r starts at candidate r % n, so no candidate always runs right
+ * after the same neighbour (whose cache or frequency footprint it would
+ * otherwise inherit every time).
+ *
+ * Return: 0, -ENOMEM, -EINVAL, or the first nonzero value a candidate's
+ * prepare or check returned.
+ */
+static inline int bench_run(struct bench_cand *c, size_t n,
+			    unsigned int rounds, unsigned long iters)
+{
+	double *ns;
+	int ret = 0;
+
+	if (!n || !rounds || !iters)
+		return -EINVAL;
+	ns = calloc(n * rounds, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		if (c[i].prepare)
+			ret = c[i].prepare();
+		if (!ret)
+			c[i].run(iters);
+		if (!ret && c[i].check)
+			ret = c[i].check(iters);
+	}
+
+	for (unsigned int r = 0; r < rounds && !ret; r++) {
+		for (size_t k = 0; k < n && !ret; k++) {
+			size_t i = (r + k) % n;
+			uint64_t t;
+
+			if (c[i].prepare)
+				ret = c[i].prepare();
+			if (ret)
+				break;
+			t = bench_time_ns(c[i].run, iters);
+			if (c[i].check)
+				ret = c[i].check(iters);
+			ns[i * rounds + r] = (double)t / (double)iters;
+		}
+	}
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		double *v = &ns[i * rounds];
+
+		c[i].median_ns = bench_median(v, rounds);
+		c[i].min_ns = v[0];		/* sorted by bench_median() */
+		c[i].rounds = rounds;
+	}
+	free(ns);
+	return ret;
+}
+
+/* Ratio of two timings, or 0 if the denominator is not positive. */
+static inline double bench_ratio(double num, double den)
+{
+	return den > 0 ? num / den : 0;
+}
+
+/* The header matching bench_print_row(); @first labels the first column. */
+static inline void bench_print_header(const char *first)
+{
+	printf("%-30s %12s %12s %9s %9s\n", first, "median ns/it",
+	       "min ns/it", "x empty", "x flag");
+}
+
+/**
+ * bench_print_row - one line of the results table
+ * @c:     the candidate
+ * @base:  the baseline for the "x empty" column (NULL: leave it blank)
+ * @ref:   the reference for the "x flag" column (NULL: leave it blank)
+ *
+ * Ratios are of medians: the min is a best case that the baseline and the
+ * candidate need not have reached in the same round.
+ */
+static inline void bench_print_row(const struct bench_cand *c,
+				   const struct bench_cand *base,
+				   const struct bench_cand *ref)
+{
+	printf("%-30s %12.3f %12.3f", c->name, c->median_ns, c->min_ns);
+	if (base)
+		printf(" %9.2f", bench_ratio(c->median_ns, base->median_ns));
+	else
+		printf(" %9s", "");
+	if (ref)
+		printf(" %9.2f", bench_ratio(c->median_ns, ref->median_ns));
+	printf("\n");
+}
+
+/* Write @s as a JSON string (quotes and escapes included). */
+static inline void bench_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+#endif /* ULSM_BENCH_H */

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every public header compiles as C++ (and the static-key API works there).
+ */
+#include <ulsm/compiler.h>
+#include <ulsm/arch.h>
+#include <ulsm/jump_label.h>
+#include <ulsm/object.h>
+#include <ulsm/static_key.h>
+#include <ulsm/ulsm.h>
+
+#include <cstdio>
+
+DEFINE_STATIC_KEY_FALSE(cxx_false);
+DEFINE_STATIC_KEY_TRUE(cxx_true);
+
+static int checks, failed;
+
+static void check(bool cond, const char *what)
+{
+	checks++;
+	if (!cond)
+		failed++;
+	std::printf("%sok %d - %s\n", cond ? "" : "not ", checks, what);
+}
+
+__attribute__((noinline)) static int sites()
+{
+	int n = 0;
+
+	if (static_branch_unlikely(&cxx_false))
+		n |= 1;
+	if (static_branch_likely(&cxx_false))
+		n |= 2;
+	if (static_branch_unlikely(&cxx_true))
+		n |= 4;
+	if (static_branch_likely(&cxx_true))
+		n |= 8;
+	return n;
+}
+
+int main()
+{
+	check(sites() == (4 | 8), "initial state from C++");
+	check(static_branch_enable(&cxx_false) == 0, "enable from C++");
+	check(static_branch_dec(&cxx_true) == 0, "dec from C++");
+	check(sites() == (1 | 2), "both keys flipped");
+	check(static_key_enabled(&cxx_false) && !static_key_enabled(&cxx_true),
+	      "static_key_enabled from C++");
+	std::printf("1..%d\n", checks);
+	return failed != 0;
+}

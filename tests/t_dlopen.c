@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Keys across objects: a shared object loaded with dlopen() registers its
+ * own jump table; sites in it follow a key of the main program (also one
+ * that was enabled before it was loaded), its own key can be flipped from
+ * here, and after dlclose() its sites are forgotten, so flipping the main
+ * program's key touches no unmapped memory. Then it is loaded again.
+ *
+ * Linked with the shared libulsm, like the plug-in: one library instance.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <ulsm/static_key.h>
+#include <ulsm/ulsm.h>
+
+#include "tap.h"
+
+DEFINE_STATIC_KEY_FALSE(main_key);
+
+__attribute__((noinline)) static int main_site(void)
+{
+	return static_branch_unlikely(&main_key) ? 1 : 0;
+}
+
+struct plugin {
+	void *h;
+	struct static_key_false *(*key)(void);
+	int (*own)(void);
+	int (*main_unlikely)(void);
+	int (*main_likely)(void);
+};
+
+static int load(struct plugin *p)
+{
+	char path[PATH_MAX];
+	const char *dir = getenv("ULSM_TEST_PLUGIN_DIR");
+
+	snprintf(path, sizeof(path), "%s/plugin_keys.so", dir ? dir : ".");
+	p->h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!p->h) {
+		diag("dlopen: %s", dlerror());
+		return -1;
+	}
+	*(void **)&p->key = dlsym(p->h, "plugin_key_addr");
+	*(void **)&p->own = dlsym(p->h, "plugin_site_own");
+	*(void **)&p->main_unlikely = dlsym(p->h, "plugin_site_main");
+	*(void **)&p->main_likely = dlsym(p->h, "plugin_site_main_likely");
+	return p->key && p->own && p->main_unlikely && p->main_likely ? 0 : -1;
+}
+
+int main(void)
+{
+	struct ulsm_object_tables bad = { sizeof(bad), NULL, NULL };
+	struct ulsm_stats st0, st1;
+	struct plugin p;
+
+	/* Enabled before the plug-in exists: its sites must follow on load. */
+	is_int(static_branch_enable(&main_key), 0, "enable main key before dlopen");
+	if (!is_int(load(&p), 0, "dlopen the plug-in"))
+		return done_testing();
+	is_int(p.main_unlikely(), 1, "plug-in's unlikely site of the main key: on");
+	is_int(p.main_likely(), 1, "plug-in's likely site of the main key: on");
+	is_int(p.own(), 0, "plug-in's own key: off");
+
+	is_int(static_branch_enable(p.key()), 0, "enable the plug-in's key from here");
+	is_int(p.own(), 1, "plug-in's own site: on");
+	is_int(static_branch_disable(&main_key), 0, "disable main key");
+	ok(main_site() == 0 && p.main_unlikely() == 0 && p.main_likely() == 0,
+	   "all sites of the main key, in both objects: off");
+
+	ulsm_get_stats(&st0);
+	is_int(static_branch_enable(&main_key), 0, "enable main key");
+	ulsm_get_stats(&st1);
+	if (strcmp(ulsm_backend(), "generic"))
+		is_int(st1.sites_patched - st0.sites_patched, 3,
+		       "three sites in two objects, one batch");
+	is_int(dlclose(p.h), 0, "dlclose the plug-in");
+
+	ulsm_get_stats(&st0);
+	is_int(static_branch_disable(&main_key), 0, "flip main key after dlclose");
+	ulsm_get_stats(&st1);
+	is_int(main_site(), 0, "main site follows");
+	if (strcmp(ulsm_backend(), "generic"))
+		is_int(st1.sites_patched - st0.sites_patched, 1,
+		       "only the main program's site is patched");
+
+	if (!is_int(load(&p), 0, "dlopen again"))
+		return done_testing();
+	is_int(p.own(), 0, "a fresh mapping: the plug-in's key starts off again");
+	is_int(p.main_unlikely(), 0, "and follows the main key (off)");
+	is_int(static_branch_enable(&main_key), 0, "enable main key");
+	is_int(p.main_unlikely(), 1, "plug-in site on");
+	is_int(dlclose(p.h), 0, "dlclose again");
+
+	/* Bad tables. */
+	is_int(ulsm_object_register(NULL), -EINVAL, "register NULL -> -EINVAL");
+	bad.size = 1;
+	is_int(ulsm_object_register(&bad), -EINVAL, "register bad size -> -EINVAL");
+	bad.size = sizeof(bad);
+	is_int(ulsm_object_unregister(&bad), -ENOENT,
+	       "unregister unknown tables -> -ENOENT");
+	return done_testing();
+}

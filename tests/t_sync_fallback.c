@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The core-sync fallback: a signal to every thread instead of membarrier,
+ * forced with ulsm_set_sync_mode(). The same stress as t_stress, so a
+ * fallback that does not really wait for the other threads shows up as
+ * wrong paths or crashes.
+ *
+ * The fallback is slow when threads outnumber CPUs: each sync waits until
+ * every thread has been scheduled to run its handler (milliseconds), where
+ * membarrier needs only the CPUs that run the process. Hence fewer flips.
+ */
+#include <string.h>
+
+#include "stress.h"
+
+int main(int argc, char **argv)
+{
+	long flips = arg_long(argc, argv, "--flips", 300);
+	long threads = arg_long(argc, argv, "--threads", 3);
+	struct ulsm_stats st0, st1;
+
+	if (!strcmp(ulsm_backend(), "generic")) {
+		is_int(ulsm_set_sync_mode(ULSM_SYNC_SIGNAL), 0,
+		       "generic: forcing the signal sync is accepted");
+		run_stress(flips, threads);
+		return done_testing();
+	}
+	is_int(ulsm_set_sync_mode(ULSM_SYNC_SIGNAL), 0, "force the signal sync");
+	ok(!strcmp(ulsm_sync_method(), "signal"), "sync method is \"%s\"",
+	   ulsm_sync_method());
+	ulsm_get_stats(&st0);
+	run_stress(flips, threads);
+	ulsm_get_stats(&st1);
+	is_int(st1.core_syncs - st0.core_syncs, 3 * flips,
+	       "three syncs per flip, all through signals");
+	ok(!strcmp(ulsm_sync_method(), "signal"), "still signal afterwards");
+	return done_testing();
+}
