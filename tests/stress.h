@@ -17,6 +17,7 @@
 #define ULSM_TESTS_STRESS_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include <ulsm/static_key.h>
@@ -32,6 +33,7 @@ DEFINE_STATIC_KEY_FALSE(stress_a);
 DEFINE_STATIC_KEY_TRUE(stress_b);
 
 static unsigned long seq_a, seq_b;	/* flips started + flips finished */
+static unsigned long progress;		/* worker loops completed */
 static int stop;
 
 __attribute__((noinline)) static int site_a_unlikely(void)
@@ -112,6 +114,7 @@ static void *worker_main(void *arg)
 		check(w, &seq_a, 0, site_a_four);
 		check(w, &seq_b, 1, site_b_likely);
 		check(w, &seq_b, 1, site_b_unlikely);
+		__atomic_fetch_add(&progress, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -146,7 +149,16 @@ static int run_stress(long flips, long nthreads)
 		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]))
 			return 1;
 	for (long i = 0; i < flips; i++) {
-		int ret = (i & 1) ? flip(&seq_b, 1, b_on, b_off)
+		unsigned long seen = __atomic_load_n(&progress, __ATOMIC_RELAXED);
+		int ret;
+
+		/*
+		 * Let the workers run between flips: a generic-back-end flip
+		 * is one store and could otherwise finish before they start.
+		 */
+		while (__atomic_load_n(&progress, __ATOMIC_RELAXED) == seen)
+			sched_yield();
+		ret = (i & 1) ? flip(&seq_b, 1, b_on, b_off)
 				  : flip(&seq_a, 0, a_on, a_off);
 
 		if (ret) {
