@@ -155,17 +155,18 @@ stress: all $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t
 BENCH_FLAGS	:= -O2 -g
 $(BUILD)/bench/%: bench/%.c bench/bench.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) -pthread -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
+BENCH_ARGS	?=
 bench: $(BUILD)/bench/bench_static_key
-	$(BUILD)/bench/bench_static_key
+	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
 demo: $(BUILD)/examples/keys_demo
-	$(BUILD)/examples/keys_demo
+	$(EMU) $(BUILD)/examples/keys_demo $(DEMO_ARGS)
 
 # --- install ------------------------------------------------------------
 

@@ -80,36 +80,6 @@ static inline uint64_t bench_time_ns(void (*run)(unsigned long),
 	return bench_now_ns() - t0;
 }
 
-/**
- * bench_calibrate - an iteration count for which @run takes @target_ns
- * @run:       the loop (usually the slowest candidate)
- * @target_ns: wanted duration of one timed run
- *
- * Long enough that the clock's resolution and the call overhead vanish,
- * short enough that a round of all candidates fits between two bursts of
- * noise. Doubles the count until one run takes a tenth of the target, then
- * scales: cheap, and the last measurement already warmed up the caches.
- *
- * Return: the iteration count, at least 1000.
- */
-static inline unsigned long bench_calibrate(void (*run)(unsigned long),
-					    uint64_t target_ns)
-{
-	unsigned long iters = 1000;
-	uint64_t t;
-
-	for (;;) {
-		t = bench_time_ns(run, iters);
-		if (t >= target_ns / 10 || iters > (~0ul >> 2))
-			break;
-		iters *= 2;
-	}
-	if (t)
-		iters = (unsigned long)((double)iters * (double)target_ns /
-					(double)t);
-	return iters < 1000 ? 1000 : iters;
-}
-
 static inline int bench_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -122,6 +92,37 @@ static inline double bench_median(double *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), bench_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/**
+ * bench_calibrate - an iteration count for which @run takes @target_ns
+ * @run:       the loop (usually the slowest candidate)
+ * @target_ns: wanted duration of one timed run
+ *
+ * Long enough that the clock's resolution and the call overhead vanish,
+ * short enough that a round of all candidates fits between two bursts of
+ * noise. Doubles the count until one run takes a tenth of the target, then
+ * scales by the median of five runs of that length: one run caught by a
+ * burst of noise would otherwise shrink every later run.
+ *
+ * Return: the iteration count, at least 1000.
+ */
+static inline unsigned long bench_calibrate(void (*run)(unsigned long),
+					    uint64_t target_ns)
+{
+	unsigned long iters = 1000;
+	double t[5], med;
+
+	while (bench_time_ns(run, iters) < target_ns / 10 &&
+	       iters < (~0ul >> 4))
+		iters *= 2;
+	for (size_t i = 0; i < 5; i++)
+		t[i] = (double)bench_time_ns(run, iters);
+	med = bench_median(t, 5);
+	if (med > 0)
+		iters = (unsigned long)((double)iters * (double)target_ns /
+					med);
+	return iters < 1000 ? 1000 : iters;
 }
 
 /**

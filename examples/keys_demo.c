@@ -303,7 +303,7 @@ static int change(enum op op)
 	 * keeps it ahead of whatever the library writes next, whichever
 	 * back end.
 	 */
-	(void)announce(ANN_BUSY | model_state(), __ATOMIC_SEQ_CST);
+	announce(ANN_BUSY | model_state(), __ATOMIC_SEQ_CST);
 	ret = apply(op);
 	if (ret) {
 		fprintf(stderr, "keys_demo: %s failed: %s (%s)\n",
@@ -314,7 +314,7 @@ static int change(enum op op)
 	 * "Completed": release, so a worker that reads this (acquire) also
 	 * sees everything the update did before it returned.
 	 */
-	(void)announce(model_state(), __ATOMIC_RELEASE);
+	announce(model_state(), __ATOMIC_RELEASE);
 	return ret;
 }
 
@@ -375,21 +375,29 @@ static void snapshot_all(struct counts c[NWORKERS])
 			sched_yield();
 		snapshot(&c[i], &workers[i]);
 	}
-	(void)announce(model_state(), __ATOMIC_RELEASE);
+	announce(model_state(), __ATOMIC_RELEASE);
 }
 
-/* @d = @b - @a, and added to @sum. */
-static void counts_delta(struct counts *d, struct counts *sum,
-			 const struct counts *a, const struct counts *b)
+/* @d = @b - @a, counter by counter. */
+static void counts_sub(struct counts *d, const struct counts *b,
+		       const struct counts *a)
 {
 	const unsigned long *x = (const unsigned long *)a;
 	const unsigned long *y = (const unsigned long *)b;
-	unsigned long *z = (unsigned long *)d, *s = (unsigned long *)sum;
+	unsigned long *z = (unsigned long *)d;
 
-	for (size_t i = 0; i < sizeof(*d) / sizeof(unsigned long); i++) {
+	for (size_t i = 0; i < sizeof(*d) / sizeof(unsigned long); i++)
 		z[i] = y[i] - x[i];
-		s[i] += z[i];
-	}
+}
+
+/* @sum += @c, counter by counter. */
+static void counts_add(struct counts *sum, const struct counts *c)
+{
+	const unsigned long *x = (const unsigned long *)c;
+	unsigned long *z = (unsigned long *)sum;
+
+	for (size_t i = 0; i < sizeof(*sum) / sizeof(unsigned long); i++)
+		z[i] += x[i];
 }
 
 /* Checked requests during which the key of @bit was expected on / off. */
@@ -409,9 +417,9 @@ static void print_row(const char *who, const struct counts *c)
 	unsigned long checked = checked_with(c, ST_MASK, true) +
 				checked_with(c, ST_MASK, false);
 
-	printf("  %-3s %10lu %9lu %9lu %9lu %9lu %7lu %10lu %5lu\n", who,
+	printf("  %-3s %10lu %9lu %9lu %9lu %9lu %8lu %10lu %5lu\n", who,
 	       c->requests, c->traced, c->fast, c->slow, c->audited,
-	       c->changes, checked, c->violations);
+	       c->switches, checked, c->violations);
 }
 
 static void print_stats(const struct ulsm_stats *a, const struct ulsm_stats *b)
@@ -428,7 +436,8 @@ static void print_stats(const struct ulsm_stats *a, const struct ulsm_stats *b)
  * Run one phase for @seconds: change the key again and again, pausing
  * between changes so the workers handle requests in every state. Stops at
  * the end of a cycle, so the key is back where it started. Returns the
- * number of problems found (failed changes, violations, nothing checked).
+ * number of problems found (violations, nothing checked), or -1 if a
+ * change failed: then the keys are not where the next phase expects them.
  */
 static int run_phase(int idx, const struct phase *p, double seconds,
 		     struct counts *total)
@@ -448,7 +457,7 @@ static int run_phase(int idx, const struct phase *p, double seconds,
 	do {
 		for (int k = 0; k < p->nops; k++) {
 			if (change(p->ops[k]))
-				return problems + 1;
+				return -1;
 			flips++;
 			nanosleep(&pause, NULL);
 		}
@@ -460,19 +469,20 @@ static int run_phase(int idx, const struct phase *p, double seconds,
 	printf("  main thread: %lu changes in %.2f s, while the workers ran\n",
 	       flips, t);
 	print_stats(&st0, &st1);
-	printf("  %-3s %10s %9s %9s %9s %9s %7s %10s %5s\n", "thr",
-	       "requests", "traced", "fast", "slow", "audited", "changes",
+	printf("  %-3s %10s %9s %9s %9s %9s %8s %10s %5s\n", "thr",
+	       "requests", "traced", "fast", "slow", "audited", "switches",
 	       "checked", "wrong");
 	memset(&sum, 0, sizeof(sum));
 	for (int i = 0; i < NWORKERS; i++) {
 		char name[16];
 
-		counts_delta(&d, &sum, &before[i], &after[i]);
+		counts_sub(&d, &after[i], &before[i]);
+		counts_add(&sum, &d);
 		snprintf(name, sizeof(name), "%d", i);
 		print_row(name, &d);
 	}
 	print_row("all", &sum);
-	counts_delta(&d, total, &(struct counts){ 0 }, &sum);
+	counts_add(total, &sum);
 
 	on = checked_with(&sum, p->key, true);
 	off = checked_with(&sum, p->key, false);
@@ -530,6 +540,10 @@ int main(int argc, char **argv)
 	if (!strcmp(ulsm_backend(), "generic"))
 		printf("(generic back end: no code is patched; each site "
 		       "reads its key's count)\n");
+	printf("Each phase shows, per worker: requests handled, trace events, "
+	       "fast and slow\npath runs, audit events, how often the paths "
+	       "it took switched, requests\nchecked against the last "
+	       "completed change, and wrong ones.\n");
 
 	for (int i = 0; i < NWORKERS; i++) {
 		workers[i].last_seen = ST_FAST;
@@ -542,11 +556,18 @@ int main(int argc, char **argv)
 		}
 	}
 
-	for (size_t i = 0; i < NPHASES; i++)
-		problems += run_phase((int)i + 1, &phases[i],
-				      seconds / (double)NPHASES, &total);
+	for (size_t i = 0; i < NPHASES; i++) {
+		int n = run_phase((int)i + 1, &phases[i],
+				  seconds / (double)NPHASES, &total);
 
-	(void)announce(ANN_STOP, __ATOMIC_RELEASE);
+		if (n < 0) {
+			problems++;
+			break;
+		}
+		problems += n;
+	}
+
+	announce(ANN_STOP, __ATOMIC_RELEASE);
 	for (int i = 0; i < NWORKERS; i++)
 		pthread_join(workers[i].thread, NULL);
 

@@ -264,6 +264,6 @@ const char *ulsm_sync_name(void)
 	case SYNC_SIGNAL:
 		return "signal";
 	default:
-		return arch_protocol == ULSM_PROTO_NONE ? "none" : "not chosen yet";
+		return arch_protocol == ULSM_PROTO_NONE ? "none" : "unused";
 	}
 }

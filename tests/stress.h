@@ -86,9 +86,18 @@ static int expect(unsigned long seq, int starts_on)
 static void check(struct worker *w, unsigned long *seqp, int starts_on,
 		  int (*site)(void))
 {
-	unsigned long s1 = __atomic_load_n(seqp, __ATOMIC_ACQUIRE);
-	int got = site();
-	unsigned long s2 = __atomic_load_n(seqp, __ATOMIC_ACQUIRE);
+	unsigned long s1, s2;
+	int got;
+
+	s1 = __atomic_load_n(seqp, __ATOMIC_ACQUIRE);
+	got = site();
+	/*
+	 * The site's own load (generic back end) must not move after the
+	 * second read: an acquire fence orders earlier loads before later
+	 * ones (a plain acquire load would not hold back earlier loads).
+	 */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(seqp, __ATOMIC_ACQUIRE);
 
 	w->runs++;
 	if (got != YES && got != NO && got != MIXED) {

@@ -91,7 +91,9 @@ const char *ulsm_backend(void);
 /**
  * ulsm_sync_method - the core-sync method in use
  *
- * Return: "membarrier", "signal", or "none" (generic back end).
+ * The method is chosen by the first batch (or ulsm_set_sync_mode()).
+ * Return: "membarrier", "signal", "unused" (nothing patched yet), or "none"
+ * (generic back end).
  */
 const char *ulsm_sync_method(void);
 
