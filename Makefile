@@ -66,11 +66,14 @@ CPPFLAGS_ALL	:= -I$(BUILD)/include -Iinclude -D_GNU_SOURCE $(CPPFLAGS)
 CFLAGS_ALL	:= -std=gnu11 $(OPT) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS)
 CXXFLAGS_ALL	:= -std=gnu++17 $(OPT) -Wall -Wextra $(WERROR) $(SANFLAGS) -pthread $(CXXFLAGS)
 LIB_CFLAGS	:= -fPIC -fvisibility=hidden
+# No undefined symbols in the shared library, except that clang does not
+# link sanitizer runtimes into shared objects.
+ZDEFS		:= $(if $(SANITIZE),,-Wl,-z,defs)
 LDLIBS_ALL	:= -pthread -ldl $(LDLIBS)
 
 LIB_SRCS	:= src/error.c src/init.c src/lock.c src/quiesce.c src/registry.c \
 		   src/patch.c src/text_write.c src/sync_core.c src/trap.c \
-		   src/static_key.c src/object.c
+		   src/static_key.c src/static_call.c src/object.c
 ifeq ($(GENERIC),1)
 LIB_SRCS	+= src/arch/generic/generic.c
 else
@@ -89,7 +92,8 @@ HEADERS		:= $(wildcard include/ulsm/*.h include/ulsm/arch/*.h)
 # library because its plug-in must share the library with it.
 TESTS_C		:= $(sort $(wildcard tests/t_*.c))
 TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
-		   $(BUILD)/tests/t_key_semantics_nopie.t $(BUILD)/tests/t_cxx.t
+		   $(BUILD)/tests/t_key_semantics_nopie.t $(BUILD)/tests/t_cxx.t \
+		   $(BUILD)/tests/t_compile.t
 STRESS_ARGS	?= --flips 100000 --threads 3
 
 .PHONY: all check stress bench demo install clean distclean
@@ -108,7 +112,7 @@ $(STATIC_LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(SHARED_LIB): $(LIB_OBJS)
-	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(SHARED_NAME) -Wl,-z,defs -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(SHARED_NAME) $(ZDEFS) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/libulsm.so: $(SHARED_LIB)
 	ln -sf libulsm.so.$(VERSION) $(BUILD)/$(SHARED_NAME)
@@ -134,6 +138,12 @@ $(BUILD)/tests/t_cxx.t: tests/cxx_headers.cc $(TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS_ALL) $(CXXFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
+$(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c) $(HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' \
+	    -e 's|@CFLAGS@|$(CPPFLAGS_ALL:-I%=-I$(CURDIR)/%) -std=gnu11 -Wall -Wextra|' $< > $@
+	chmod +x $@
+
 $(BUILD)/tests/plugin_keys.so: tests/plugin_keys.c $(HEADERS) $(CONFIG_H) $(BUILD)/libulsm.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
@@ -146,8 +156,9 @@ $(BUILD)/tests/t_dlopen.t: tests/t_dlopen.c $(TEST_DEPS) $(BUILD)/libulsm.so $(B
 check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. prove $(if $(EMU),--exec '$(EMU)') $(addprefix ./,$(notdir $(TEST_BINS)))
 
-stress: all $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t
+stress: all $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t
 	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
+	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 100000 --threads 3
 	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 3000 --threads 3
 
 # --- benchmarks and demonstration ---------------------------------------

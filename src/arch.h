@@ -62,6 +62,23 @@ extern const size_t arch_breakpoint_len;
 int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
 		       struct ulsm_insn *out);
 
+/*
+ * Static-call trampolines. @slot is the address of the key's func field,
+ * which the indirect form jumps through.
+ *
+ * arch_encode_tramp: the instruction for target @func (NULL: return),
+ * the direct form when @func is in reach, else the indirect one; always a
+ * single instruction (see src/arch/x86_64/insn.c for why). Sets *form to
+ * an enum ulsm_static_call_form.
+ * Return 0 or -ERANGE (neither form reaches).
+ *
+ * arch_read_tramp: check the signature of the trampoline at @tramp and
+ * decode its instruction into @cur (any legal form). Return 0 or -EILSEQ.
+ */
+int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
+		      struct ulsm_insn *out, int *form);
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
+
 /* Execute a core-serialising instruction on the calling CPU. */
 void arch_serialize(void);
 

@@ -14,12 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ulsm/static_call.h>
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
 
 #include "arch.h"
 
 #define ULSM_API	__attribute__((visibility("default")))
+
+struct ulsm_batch;
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -91,13 +94,14 @@ void ulsm_wait_for_handlers(struct ulsm_quiesce *q);
 /* --- site registry (src/registry.c) ------------------------------------ */
 
 enum ulsm_site_kind {
-	ULSM_SITE_BRANCH,
+	ULSM_SITE_BRANCH,		/* a static-key site; key: static_key */
+	ULSM_SITE_TRAMP,		/* a trampoline; key: static_call_key */
 };
 
 struct ulsm_site {
 	uintptr_t addr;
-	uintptr_t target;		/* jump target */
-	struct static_key *key;
+	uintptr_t target;		/* branch: jump target */
+	void *key;
 	const void *owner;		/* the object's tables */
 	uint8_t kind;
 	uint8_t branch;			/* the kernel's branch bit */
@@ -114,12 +118,27 @@ int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
  * Call @fn for every registered site of @key, in address order. Caller
  * holds the patch lock. Stops at, and returns, the first nonzero result.
  */
-int ulsm_registry_for_key(const struct static_key *key,
+int ulsm_registry_for_key(const void *key,
 			  int (*fn)(const struct ulsm_site *site, void *arg),
 			  void *arg);
 
 /* Whether @addr starts a registered site. Async-signal-safe, in a handler. */
 bool ulsm_registry_is_site(uintptr_t addr);
+
+/* The registered site at @addr, or NULL. Caller holds the patch lock. */
+const struct ulsm_site *ulsm_registry_find(uintptr_t addr);
+
+/* --- static calls (src/static_call.c) ---------------------------------- */
+
+/*
+ * Register the trampolines of one object: check each, record it, and bring
+ * it in line with its key's target. Caller holds the patch lock.
+ * Returns the number of refused trampolines in *refused.
+ */
+int ulsm_calls_collect(const struct ulsm_call_entry *start,
+		       const struct ulsm_call_entry *stop, const void *owner,
+		       struct ulsm_site *sites, size_t *n, int *refused,
+		       struct ulsm_batch *b);
 
 /* --- batches (src/patch.c) --------------------------------------------- */
 

@@ -11,6 +11,7 @@
  * state before the object was loaded, as one batch.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ static int decode_entry(const struct ulsm_jump_entry *e, const void *owner,
 	memset(s, 0, sizeof(*s));
 	s->addr = rel(&e->code);
 	s->target = rel(&e->target);
-	s->key = (struct static_key *)(uintptr_t)*kref;
+	s->key = (void *)(uintptr_t)*kref;
 	s->owner = owner;
 	s->kind = ULSM_SITE_BRANCH;
 	s->branch = !!(e->flags & ULSM_JUMP_BRANCH);
@@ -59,16 +60,16 @@ static int decode_entry(const struct ulsm_jump_entry *e, const void *owner,
 	return 0;
 }
 
-/* Sites whose key is not in the compiled state: patch them now. */
+/* Sites whose key is not in the compiled state: queue them in @b. */
 static int bring_in_line(const struct ulsm_site *sites, const bool *compiled,
-			 size_t n)
+			 size_t n, struct ulsm_batch *b)
 {
-	struct ulsm_batch b = ULSM_BATCH_INIT;
 	int ret = 0;
 
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct ulsm_site *s = &sites[i];
-		bool want = (__atomic_load_n(&s->key->enabled,
+		const struct static_key *key = s->key;
+		bool want = (__atomic_load_n(&key->enabled,
 					     __ATOMIC_RELAXED) > 0) ^ s->branch;
 		struct ulsm_insn old, new;
 
@@ -78,32 +79,38 @@ static int bring_in_line(const struct ulsm_site *sites, const bool *compiled,
 		if (!ret)
 			ret = arch_encode_branch(s->addr, s->target, want, &new);
 		if (!ret)
-			ret = ulsm_batch_add(&b, s->addr, &old, &new);
+			ret = ulsm_batch_add(b, s->addr, &old, &new);
 	}
-	if (!ret)
-		ret = ulsm_batch_apply(&b);
-	ulsm_batch_free(&b);
 	return ret;
+}
+
+static bool has_call_table(const struct ulsm_object_tables *t)
+{
+	return t->size >= offsetof(struct ulsm_object_tables, call_stop) +
+			  sizeof(t->call_stop) && t->call_start;
 }
 
 static int register_sites(struct object *obj,
 			  const struct ulsm_object_tables *t)
 {
-	size_t n = (size_t)(t->jump_stop - t->jump_start), good = 0;
+	size_t nj = (size_t)(t->jump_stop - t->jump_start), good = 0;
+	size_t nc = has_call_table(t) ?
+		    (size_t)(t->call_stop - t->call_start) : 0, ncalls = 0;
+	struct ulsm_batch b = ULSM_BATCH_INIT;
 	struct ulsm_site *sites;
 	bool *compiled;
 	int ret = 0, refused = 0;
 
-	if (!n)
+	if (!nj && !nc)
 		return 0;
-	sites = calloc(n, sizeof(*sites));
-	compiled = calloc(n, sizeof(*compiled));
+	sites = calloc(nj + nc, sizeof(*sites));
+	compiled = calloc(nj + 1, sizeof(*compiled));
 	if (!sites || !compiled) {
 		free(sites);
 		free(compiled);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < nj; i++) {
 		const struct ulsm_jump_entry *e = &t->jump_start[i];
 
 		if (decode_entry(e, obj, &sites[good])) {
@@ -113,16 +120,24 @@ static int register_sites(struct object *obj,
 		compiled[good] = e->flags & ULSM_JUMP_COMPILED_JUMP;
 		good++;
 	}
-	ret = ulsm_registry_set_owner(obj, sites, good);
+	ret = bring_in_line(sites, compiled, good, &b);
+	if (!ret && nc)
+		ret = ulsm_calls_collect(t->call_start, t->call_stop, obj,
+					 sites + good, &ncalls, &refused, &b);
+	/* Known first, so that traps on them are recognised. */
+	if (!ret)
+		ret = ulsm_registry_set_owner(obj, sites, good + ncalls);
 	if (!ret) {
-		ret = bring_in_line(sites, compiled, good);
+		ret = ulsm_batch_apply(&b);
 		if (ret)
 			ulsm_registry_set_owner(obj, NULL, 0);
 	}
+	ulsm_batch_free(&b);
 	free(sites);
 	free(compiled);
 	if (!ret && refused)
-		ret = ulsm_error(-EILSEQ, "%d of %zu sites refused", refused, n);
+		ret = ulsm_error(-EILSEQ, "%d of %zu sites refused", refused,
+				 nj + nc);
 	return ret;
 }
 
@@ -131,8 +146,10 @@ ULSM_API int ulsm_object_register(const struct ulsm_object_tables *t)
 	struct object *obj;
 	int ret;
 
-	if (!t || t->size < sizeof(*t) || t->jump_start > t->jump_stop ||
-	    (!t->jump_start != !t->jump_stop))
+	if (!t || t->size < offsetof(struct ulsm_object_tables, call_start) ||
+	    t->jump_start > t->jump_stop ||
+	    (!t->jump_start != !t->jump_stop) ||
+	    (has_call_table(t) && t->call_start > t->call_stop))
 		return ulsm_error(-EINVAL, "ulsm_object_register: bad tables");
 	ulsm_init();
 	ret = ulsm_lock();

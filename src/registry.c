@@ -89,7 +89,7 @@ int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
 	return 0;
 }
 
-int ulsm_registry_for_key(const struct static_key *key,
+int ulsm_registry_for_key(const void *key,
 			  int (*fn)(const struct ulsm_site *site, void *arg),
 			  void *arg)
 {
@@ -136,4 +136,22 @@ bool ulsm_registry_is_site(uintptr_t addr)
 			hi = mid;
 	}
 	return false;
+}
+
+const struct ulsm_site *ulsm_registry_find(uintptr_t addr)
+{
+	const struct registry *r = current;
+	size_t lo = 0, hi = r ? r->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->by_addr[mid].addr == addr)
+			return &r->by_addr[mid];
+		if (r->by_addr[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }

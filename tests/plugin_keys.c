@@ -34,3 +34,27 @@ int plugin_site_main_likely(void)
 {
 	return static_branch_likely(&main_key) ? 1 : 0;
 }
+
+/* Static calls: one defined here, and a target for the main program's. */
+#include <ulsm/static_call.h>
+
+int plugin_default(int x);
+int plugin_target(int x);
+int plugin_call_it(int x);
+
+int plugin_default(int x)
+{
+	return x * 10;
+}
+
+int plugin_target(int x)
+{
+	return x * 100;
+}
+
+DEFINE_STATIC_CALL(plugin_sc, plugin_default);
+
+int plugin_call_it(int x)
+{
+	return static_call(plugin_sc)(x);
+}

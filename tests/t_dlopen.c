@@ -14,12 +14,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <ulsm/static_call.h>
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
 
 #include "tap.h"
 
 DEFINE_STATIC_KEY_FALSE(main_key);
+
+static int main_default(int x)
+{
+	return x + 1;
+}
+
+DEFINE_STATIC_CALL(main_sc, main_default);
+
+__attribute__((noinline)) static int main_call(int x)
+{
+	return static_call(main_sc)(x);
+}
 
 __attribute__((noinline)) static int main_site(void)
 {
@@ -32,6 +45,10 @@ struct plugin {
 	int (*own)(void);
 	int (*main_unlikely)(void);
 	int (*main_likely)(void);
+	int (*target)(int);
+	int (*call_it)(int);
+	struct static_call_key *sc_key;
+	void *sc_tramp;
 };
 
 static int load(struct plugin *p)
@@ -49,7 +66,13 @@ static int load(struct plugin *p)
 	*(void **)&p->own = dlsym(p->h, "plugin_site_own");
 	*(void **)&p->main_unlikely = dlsym(p->h, "plugin_site_main");
 	*(void **)&p->main_likely = dlsym(p->h, "plugin_site_main_likely");
-	return p->key && p->own && p->main_unlikely && p->main_likely ? 0 : -1;
+	*(void **)&p->target = dlsym(p->h, "plugin_target");
+	*(void **)&p->call_it = dlsym(p->h, "plugin_call_it");
+	p->sc_key = dlsym(p->h, "__SCK__plugin_sc");
+	p->sc_tramp = dlsym(p->h, "__SCT__plugin_sc");
+	return p->key && p->own && p->main_unlikely && p->main_likely &&
+	       p->target && p->call_it && p->sc_key &&
+	       (p->sc_tramp || !strcmp(ulsm_backend(), "generic")) ? 0 : -1;
 }
 
 int main(void)
@@ -72,13 +95,36 @@ int main(void)
 	ok(main_site() == 0 && p.main_unlikely() == 0 && p.main_likely() == 0,
 	   "all sites of the main key, in both objects: off");
 
+	/* Static calls across the two objects. */
+	is_int(p.call_it(2), 20, "plug-in's static call: its default target");
+	is_int(static_call_update(main_sc, p.target), 0,
+	       "retarget the main call into the plug-in");
+	is_int(main_call(2), 200, "main call reaches the plug-in");
+	diag("main -> plug-in: %s", ulsm_static_call_form_name(
+		ulsm_static_call_form(&STATIC_CALL_KEY(main_sc))));
+	is_int(__static_call_update(p.sc_key, p.sc_tramp, (void *)main_default), 0,
+	       "retarget the plug-in's call from here, into the main program");
+	is_int(p.call_it(2), 3, "plug-in's call reaches the main program");
+	is_int(__static_call_update(p.sc_key, p.sc_tramp, (void *)p.target), 0,
+	       "and within the plug-in");
+	is_int(p.call_it(2), 200, "plug-in's call reaches plugin_target");
+	is_int(static_call_update(main_sc, main_default), 0,
+	       "retarget the main call back before dlclose");
+	is_int(main_call(2), 3, "main call is home");
+
 	ulsm_get_stats(&st0);
 	is_int(static_branch_enable(&main_key), 0, "enable main key");
 	ulsm_get_stats(&st1);
 	if (strcmp(ulsm_backend(), "generic"))
 		is_int(st1.sites_patched - st0.sites_patched, 3,
 		       "three sites in two objects, one batch");
+	void *stale_tramp = p.sc_tramp;
+
 	is_int(dlclose(p.h), 0, "dlclose the plug-in");
+	if (strcmp(ulsm_backend(), "generic"))
+		is_int(__static_call_update(&STATIC_CALL_KEY(main_sc), stale_tramp,
+					    (void *)main_default), -ENOENT,
+		       "a closed object's trampoline is refused (-ENOENT)");
 
 	ulsm_get_stats(&st0);
 	is_int(static_branch_disable(&main_key), 0, "flip main key after dlclose");

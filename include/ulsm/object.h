@@ -24,22 +24,55 @@
 #define ULSM_OBJECT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <ulsm/compiler.h>
 
 ULSM__EXTERN_C_BEGIN
 
-struct ulsm_jump_entry;
+/*
+ * One entry per site, in section "ulsm_jump_table", written by the arch
+ * header's asm. Offsets are relative to the field that holds them.
+ * @code:   the site
+ * @target: where the site jumps when it is a JMP
+ * @kref:   a const pointer to the key (see arch/x86_64.h for why)
+ * @flags:  ULSM_JUMP_BRANCH (the kernel's "branch" bit),
+ *          ULSM_JUMP_COMPILED_JUMP (the site was compiled as a JMP)
+ */
+struct ulsm_jump_entry {
+	int32_t code;
+	int32_t target;
+	int32_t kref;
+	uint32_t flags;
+};
+
+#define ULSM_JUMP_BRANCH	1u
+#define ULSM_JUMP_COMPILED_JUMP	2u
+
+struct static_call_key;
+
+/*
+ * One entry per trampoline, in section "ulsm_call_table", emitted by
+ * DEFINE_STATIC_CALL*; absolute pointers, relocated by the dynamic linker.
+ */
+struct ulsm_call_entry {
+	struct static_call_key *key;
+	void *tramp;
+};
 
 /**
  * struct ulsm_object_tables - the patch tables of one loaded object
  * @size:       sizeof(struct ulsm_object_tables), for later growth
  * @jump_start: first struct ulsm_jump_entry
  * @jump_stop:  one past the last
+ * @call_start: first struct ulsm_call_entry (static-call trampolines)
+ * @call_stop:  one past the last
  */
 struct ulsm_object_tables {
 	size_t size;
 	const struct ulsm_jump_entry *jump_start;
 	const struct ulsm_jump_entry *jump_stop;
+	const struct ulsm_call_entry *call_start;
+	const struct ulsm_call_entry *call_stop;
 };
 
 /**
@@ -67,15 +100,20 @@ int ulsm_object_unregister(const struct ulsm_object_tables *tables);
 #if !defined(ULSM_ARCH_GENERIC) && !defined(ULSM_BUILDING_LIBRARY) && \
 	!defined(ULSM_NO_AUTO_REGISTER)
 
-__asm__(".pushsection ulsm_jump_table, \"aR\"\n\t.popsection");
+__asm__(".pushsection ulsm_jump_table, \"aR\"\n\t.popsection\n\t"
+	".pushsection ulsm_call_table, \"aw\"\n\t.popsection");
 
 extern const struct ulsm_jump_entry __start_ulsm_jump_table[] ULSM__HIDDEN;
 extern const struct ulsm_jump_entry __stop_ulsm_jump_table[] ULSM__HIDDEN;
+extern const struct ulsm_call_entry __start_ulsm_call_table[] ULSM__HIDDEN;
+extern const struct ulsm_call_entry __stop_ulsm_call_table[] ULSM__HIDDEN;
 
 static const struct ulsm_object_tables ulsm__this_object = {
 	sizeof(struct ulsm_object_tables),
 	__start_ulsm_jump_table,
 	__stop_ulsm_jump_table,
+	__start_ulsm_call_table,
+	__stop_ulsm_call_table,
 };
 
 __attribute__((constructor, used)) static void ulsm__object_ctor(void)

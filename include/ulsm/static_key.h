@@ -78,24 +78,6 @@ struct static_key_false {
 
 #define ULSM_KEY_INIT_TRUE	1u
 
-/*
- * One entry per site, in section "ulsm_jump_table", written by the arch
- * header's asm. Offsets are relative to the field that holds them.
- * @code:   the site
- * @target: where the site jumps when it is a JMP
- * @kref:   a const pointer to the key (see arch/x86_64.h for why)
- * @flags:  ULSM_JUMP_BRANCH (the kernel's "branch" bit),
- *          ULSM_JUMP_COMPILED_JUMP (the site was compiled as a JMP)
- */
-struct ulsm_jump_entry {
-	int32_t code;
-	int32_t target;
-	int32_t kref;
-	uint32_t flags;
-};
-
-#define ULSM_JUMP_BRANCH	1u
-#define ULSM_JUMP_COMPILED_JUMP	2u
 
 ULSM__EXTERN_C_END
 

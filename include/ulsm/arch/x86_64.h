@@ -61,3 +61,47 @@ ulsm__l_done:								\
 			       ULSM_JUMP_COMPILED_JUMP)
 
 #endif /* ULSM_ARCH_X86_64_H */
+
+/*
+ * Static-call trampolines (see <ulsm/static_call.h>). Each is 16 bytes,
+ * 16-byte aligned in its own section, so the patched region never crosses
+ * a cache line:
+ *
+ *   0..7    the instruction, padded with int3; what an update rewrites:
+ *             e9 rel32             jmp func          (target in reach)
+ *             ff 25 disp32         jmp *key.func     (any target)
+ *             c3                   ret               (NULL)
+ *           always one instruction: a RET0 call jumps to
+ *           __static_call_return0 (src/arch/x86_64/insn.c says why)
+ *   8..10   0f b9 cc (ud1), the signature checked before every update
+ *   11..15  int3
+ *
+ * The global symbol is what static_call() calls; a hidden alias at the
+ * same address is what the call table records, so another object's
+ * definition of the same name can never be patched by mistake.
+ */
+#define ULSM__SC_TRAMP_ASM(name, insn)					\
+	__asm__(".pushsection .text.ulsm_static_call, \"ax\"\n\t"	\
+		".balign 16, 0xcc\n\t"					\
+		".globl " ULSM__STR(STATIC_CALL_TRAMP(name)) "\n\t"	\
+		".type " ULSM__STR(STATIC_CALL_TRAMP(name)) ", @function\n\t" \
+		".globl " ULSM__STR(ULSM__SC_LOCAL(name)) "\n\t"	\
+		".hidden " ULSM__STR(ULSM__SC_LOCAL(name)) "\n"	\
+		ULSM__STR(STATIC_CALL_TRAMP(name)) ":\n"		\
+		ULSM__STR(ULSM__SC_LOCAL(name)) ":\n\t"			\
+		insn "\n\t"						\
+		".balign 8, 0xcc\n\t"					\
+		".byte 0x0f, 0xb9, 0xcc\n\t"				\
+		".balign 16, 0xcc\n\t"					\
+		".size " ULSM__STR(STATIC_CALL_TRAMP(name)) ", . - "	\
+			ULSM__STR(STATIC_CALL_TRAMP(name)) "\n\t"	\
+		".popsection")
+
+#define ULSM__ARCH_SC_TRAMP(name, func)					\
+	ULSM__SC_TRAMP_ASM(name, "jmp " #func "@PLT")
+#define ULSM__ARCH_SC_TRAMP_NULL(name)					\
+	ULSM__SC_TRAMP_ASM(name, "ret")
+#define ULSM__ARCH_SC_TRAMP_RET0(name)					\
+	ULSM__SC_TRAMP_ASM(name, "jmp __static_call_return0@PLT")
+
+#define ULSM__ARCH_HAS_SC_TRAMP 1

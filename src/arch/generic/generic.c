@@ -49,3 +49,22 @@ bool arch_trap_is_breakpoint(int si_code)
 	(void)si_code;
 	return false;
 }
+
+int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
+		      struct ulsm_insn *out, int *form)
+{
+	(void)tramp;
+	(void)func;
+	(void)slot;
+	(void)out;
+	(void)form;
+	return -ENOTSUP;
+}
+
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
+{
+	(void)tramp;
+	(void)cur;
+	(void)form;
+	return -ENOTSUP;
+}

@@ -83,3 +83,121 @@ bool arch_trap_is_breakpoint(int si_code)
 	/* int3 is delivered by do_int3_user() through force_sig(SIGTRAP). */
 	return si_code == SI_KERNEL || si_code == TRAP_BRKPT;
 }
+
+/*
+ * Static-call trampolines (layout in include/ulsm/arch/x86_64.h).
+ *
+ * | form     | bytes 0..7                 | continues at (emulation)  |
+ * |----------|----------------------------|---------------------------|
+ * | null     | c3 cc cc cc cc cc cc cc    | x86_ret_stub (a real ret) |
+ * | direct   | e9 rel32 cc cc cc          | the target                |
+ * | indirect | ff 25 disp32 cc cc         | the target                |
+ *
+ * The patched region must always hold exactly one instruction: the int3
+ * protocol only keeps threads from *starting* the region, not from being
+ * inside it. "xor %eax,%eax; ret" would let a thread sit between the two
+ * while the tail is rewritten (the stress test found this within a
+ * second). So a call that returns 0 jumps to __static_call_return0, as the
+ * kernel's RET0 trampolines do; the kernel's single-instruction "xor5rax"
+ * only replaces call sites, which ulsm does not patch yet.
+ *
+ * A thread that meets the int3 at byte 0 was sent here by a call, so its
+ * return address is on the stack. Emulating "ret" by popping it by hand
+ * would leave the shadow stack (CET, Linux 6.6+) out of step; sending the
+ * thread to a real ret instruction keeps both stacks in step.
+ */
+#define X86_TRAMP_LEN	8
+#define X86_SIG_OFFSET	8
+
+static const uint8_t x86_tramp_sig[3] = { 0x0f, 0xb9, 0xcc };
+
+__asm__(".pushsection .text, \"ax\"\n\t"
+	".balign 16\n"
+	"ulsm__x86_ret_stub:\n\t"
+	"ret\n\t"
+	".popsection");
+
+extern const char ulsm__x86_ret_stub[];
+
+static void tramp_fill(struct ulsm_insn *out, const uint8_t *insn, size_t n)
+{
+	memset(out, 0, sizeof(*out));
+	memset(out->bytes, 0xcc, X86_TRAMP_LEN);
+	memcpy(out->bytes, insn, n);
+	out->len = X86_TRAMP_LEN;
+}
+
+int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
+		      struct ulsm_insn *out, int *form)
+{
+	static const uint8_t ret[] = { 0xc3 };
+	uint8_t insn[6];
+	int64_t rel;
+
+	if (!func) {
+		tramp_fill(out, ret, sizeof(ret));
+		out->resume = (uintptr_t)ulsm__x86_ret_stub;
+		*form = 1;	/* ULSM_SC_FORM_NULL */
+		return 0;
+	}
+	rel = (int64_t)(func - (tramp + 5));
+	if (rel == (int32_t)rel) {
+		int32_t rel32 = (int32_t)rel;
+
+		insn[0] = 0xe9;
+		memcpy(&insn[1], &rel32, 4);
+		tramp_fill(out, insn, 5);
+		*form = 2;	/* ULSM_SC_FORM_DIRECT */
+	} else {
+		int64_t disp = (int64_t)(slot - (tramp + 6));
+		int32_t disp32 = (int32_t)disp;
+
+		if (disp != disp32)
+			return -ERANGE;
+		insn[0] = 0xff;		/* JMP r/m64: FF /4, ModRM 25 = RIP+disp32 */
+		insn[1] = 0x25;
+		memcpy(&insn[2], &disp32, 4);
+		tramp_fill(out, insn, 6);
+		*form = 3;	/* ULSM_SC_FORM_INDIRECT */
+	}
+	out->resume = func;
+	return 0;
+}
+
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
+{
+	const uint8_t *p = (const uint8_t *)tramp;
+	size_t n;
+
+	if (memcmp(p + X86_SIG_OFFSET, x86_tramp_sig, sizeof(x86_tramp_sig)))
+		return -EILSEQ;
+	switch (p[0]) {
+	case 0xc3:
+		n = 1, *form = 1;
+		break;
+	case 0xe9:
+		n = 5, *form = 2;
+		break;
+	case 0xff:
+		if (p[1] != 0x25)
+			return -EILSEQ;
+		n = 6, *form = 3;
+		break;
+	default:
+		return -EILSEQ;
+	}
+	for (size_t i = n; i < X86_TRAMP_LEN; i++)
+		if (p[i] != 0xcc)
+			return -EILSEQ;
+	tramp_fill(cur, p, n);
+	if (*form == 1) {
+		cur->resume = (uintptr_t)ulsm__x86_ret_stub;
+	} else {
+		int32_t d;
+
+		memcpy(&d, p + (n == 5 ? 1 : 2), 4);
+		cur->resume = n == 5 ? tramp + 5 + (intptr_t)d :
+			*(const uintptr_t *)(tramp + 6 + (intptr_t)d);
+	}
+	return 0;
+}

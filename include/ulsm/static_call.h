@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulsm/static_call.h - static calls: direct calls whose target is patched.
+ *
+ * The Linux kernel's static calls (include/linux/static_call.h) for ordinary
+ * processes. A static call is a function pointer that is rarely changed and
+ * often called: instead of an indirect call (a retpoline on hardened
+ * builds), callers make a direct call to a small trampoline whose one
+ * instruction is a direct jump to the current target, rewritten by
+ * static_call_update() while other threads call through it
+ * (docs/patching-protocol.md, docs/static-calls.md).
+ *
+ *	int fast_hash(const void *p, size_t n);
+ *	int careful_hash(const void *p, size_t n);
+ *
+ *	DEFINE_STATIC_CALL(hash, fast_hash);
+ *
+ *	h = static_call(hash)(buf, len);		// call fast_hash
+ *	static_call_update(hash, careful_hash);		// 0 or -errno
+ *	static_call_query(hash) == careful_hash;	// true
+ *
+ *	void notify_fn(int event);			// gives the type
+ *	DEFINE_STATIC_CALL_NULL(notify, notify_fn);	// no target yet
+ *	static_call_cond(notify)(42);			// does nothing
+ *
+ * Semantics (the kernel's): DEFINE_STATIC_CALL_NULL starts with no target;
+ * static_call_cond() of a NULL call does nothing (void calls only; calling a
+ * NULL static call with static_call() is undefined, as in the kernel).
+ * DEFINE_STATIC_CALL_RET0 starts as a function that returns 0; updating any
+ * call to __static_call_return0 makes it return 0 again. An update to a
+ * function of another type is a compile-time error. When
+ * static_call_update() returns 0, every call made afterwards goes to the
+ * new target.
+ *
+ * Unlike the kernel, updates return 0 or a negative errno:
+ *   -EINVAL   NULL key, or a trampoline that does not belong to the key
+ *   -ENOENT   the trampoline is not registered (its object is not loaded)
+ *   -EILSEQ   the trampoline's bytes are not what ulsm wrote there
+ *   -EPERM, -ENOSYS, -EDEADLK as for static keys (<ulsm/static_key.h>)
+ * and the call keeps its old target on failure.
+ *
+ * Caveats: static_call(name) from another object than the one that
+ * defines the call goes through that object's PLT (an indirect jump);
+ * define the calls where the hot callers are. Do not update from signal
+ * handlers.
+ */
+#ifndef ULSM_STATIC_CALL_H
+#define ULSM_STATIC_CALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ulsm/compiler.h>
+#include <ulsm/static_key.h>
+
+ULSM__EXTERN_C_BEGIN
+
+/* The kernel's struct static_call_key: the current target. */
+struct static_call_key {
+	void *func;
+	unsigned long ulsm_reserved;
+};
+
+
+#define STATIC_CALL_KEY(name)		ULSM__CAT(__SCK__, name)
+#define STATIC_CALL_TRAMP(name)		ULSM__CAT(__SCT__, name)
+#define STATIC_CALL_TRAMP_STR(name)	ULSM__STR(STATIC_CALL_TRAMP(name))
+#define ULSM__SC_LOCAL(name)		ULSM__CAT(__SCL__, name)
+#define ULSM__SC_ENTRY(name)		ULSM__CAT(__SCE__, name)
+
+/**
+ * __static_call_return0 - the target of DEFINE_STATIC_CALL_RET0 calls
+ *
+ * Return: 0.
+ */
+long __static_call_return0(void);
+
+/**
+ * __static_call_nop - what static_call_cond() calls for a NULL target
+ * (generic back end)
+ */
+void __static_call_nop(void);
+
+/**
+ * __static_call_update - retarget a static call (untyped form)
+ * @key:   STATIC_CALL_KEY(name)
+ * @tramp: STATIC_CALL_TRAMP_ADDR(name)
+ * @func:  the new target, NULL, or __static_call_return0
+ *
+ * Return: 0 or a negative errno (see the top of this file).
+ */
+int __static_call_update(struct static_call_key *key, void *tramp, void *func);
+
+enum ulsm_static_call_form {
+	ULSM_SC_FORM_NULL = 1,	/* ret */
+	ULSM_SC_FORM_DIRECT,	/* jmp rel32 (also to __static_call_return0) */
+	ULSM_SC_FORM_INDIRECT,	/* jmp *key.func (target out of rel32 reach) */
+	ULSM_SC_FORM_POINTER,	/* generic back end: a function pointer */
+};
+
+/**
+ * ulsm_static_call_form - which instruction a call's trampoline holds now
+ * @key: STATIC_CALL_KEY(name)
+ *
+ * Return: an enum ulsm_static_call_form, or -EINVAL / -ENOENT.
+ */
+int ulsm_static_call_form(const struct static_call_key *key);
+
+/**
+ * ulsm_static_call_form_name - "null", "direct", "indirect",
+ * "pointer", or "unknown"
+ * @form: a value returned by ulsm_static_call_form()
+ */
+const char *ulsm_static_call_form_name(int form);
+
+ULSM__EXTERN_C_END
+
+#define DECLARE_STATIC_CALL(name, func)					\
+	extern struct static_call_key STATIC_CALL_KEY(name);		\
+	extern __typeof__(func) STATIC_CALL_TRAMP(name)
+
+#define static_call_query(name)						\
+	((__typeof__(&STATIC_CALL_TRAMP(name)))				\
+	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_ACQUIRE))
+
+#ifdef ULSM__ARCH_HAS_SC_TRAMP
+
+#define ULSM__SC_DEFINE(name, func, init, tramp_asm)			\
+	DECLARE_STATIC_CALL(name, func);				\
+	extern __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN;	\
+	struct static_call_key STATIC_CALL_KEY(name) = { (void *)(init), 0 }; \
+	tramp_asm;							\
+	__attribute__((used, section("ulsm_call_table"), aligned(8)))	\
+	static struct ulsm_call_entry ULSM__SC_ENTRY(name) = {		\
+		&STATIC_CALL_KEY(name), (void *)&ULSM__SC_LOCAL(name)	\
+	}
+
+#define DEFINE_STATIC_CALL(name, func)					\
+	ULSM__SC_DEFINE(name, func, &func, ULSM__ARCH_SC_TRAMP(name, func))
+#define DEFINE_STATIC_CALL_NULL(name, type)				\
+	ULSM__SC_DEFINE(name, type, NULL, ULSM__ARCH_SC_TRAMP_NULL(name))
+#define DEFINE_STATIC_CALL_RET0(name, type)				\
+	ULSM__SC_DEFINE(name, type, __static_call_return0,		\
+			ULSM__ARCH_SC_TRAMP_RET0(name))
+
+#define static_call(name)		(STATIC_CALL_TRAMP(name))
+/* A NULL trampoline is a ret: calling it does nothing. */
+#define static_call_cond(name)		(STATIC_CALL_TRAMP(name))
+#define STATIC_CALL_TRAMP_ADDR(name)	((void *)&STATIC_CALL_TRAMP(name))
+
+#else /* the generic back end: a function pointer */
+
+#define ULSM__SC_DEFINE(name, func, init)				\
+	DECLARE_STATIC_CALL(name, func);				\
+	struct static_call_key STATIC_CALL_KEY(name) = { (void *)(init), 0 }
+
+#define DEFINE_STATIC_CALL(name, func)					\
+	ULSM__SC_DEFINE(name, func, &func)
+#define DEFINE_STATIC_CALL_NULL(name, type)				\
+	ULSM__SC_DEFINE(name, type, NULL)
+#define DEFINE_STATIC_CALL_RET0(name, type)				\
+	ULSM__SC_DEFINE(name, type, __static_call_return0)
+
+#define static_call(name)						\
+	((__typeof__(&STATIC_CALL_TRAMP(name)))				\
+	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_RELAXED))
+
+static inline void *ulsm__sc_cond(void *func)
+{
+	return func ? func : (void *)(uintptr_t)__static_call_nop;
+}
+
+#define static_call_cond(name)						\
+	((__typeof__(&STATIC_CALL_TRAMP(name)))ulsm__sc_cond(		\
+	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_RELAXED)))
+#define STATIC_CALL_TRAMP_ADDR(name)	NULL
+
+#endif
+
+/* The compile-time type check of the kernel's static_call_update(). */
+#ifdef __cplusplus
+# define ULSM__SC_CHECK_TYPE(name, func)	((void)0)
+#else
+# define ULSM__SC_CHECK_TYPE(name, func)				\
+	ULSM__STATIC_ASSERT(						\
+		__builtin_types_compatible_p(__typeof__(func),		\
+			__typeof__(STATIC_CALL_TRAMP(name))) ||		\
+		__builtin_types_compatible_p(__typeof__(func),		\
+			__typeof__(&STATIC_CALL_TRAMP(name))) ||	\
+		__builtin_types_compatible_p(__typeof__(func), void *),	\
+		"static_call_update: the function's type does not match " \
+		"the static call")
+#endif
+
+/**
+ * static_call_update - retarget a static call, checking the type
+ * @name: the static call
+ * @func: a function of the call's type, NULL, or
+ *        (void *)__static_call_return0
+ *
+ * Evaluates to 0 or a negative errno.
+ */
+#define static_call_update(name, func)					\
+({									\
+	ULSM__SC_CHECK_TYPE(name, func);				\
+	__typeof__(&STATIC_CALL_TRAMP(name)) ulsm__f = (func);		\
+	__static_call_update(&STATIC_CALL_KEY(name),			\
+			     STATIC_CALL_TRAMP_ADDR(name),		\
+			     (void *)(uintptr_t)ulsm__f);		\
+})
+
+#endif /* ULSM_STATIC_CALL_H */

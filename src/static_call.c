@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Static calls: registering trampolines and retargeting them.
+ *
+ * The key's func field always holds the current target (static_call_query,
+ * the generic back end, and the indirect form all read it). The trampoline
+ * holds the instruction derived from it, so the instruction expected at a
+ * trampoline is always encode(key->func); anything else means someone else
+ * changed it (-EILSEQ).
+ *
+ * Order of the two writes in an update:
+ *   - to the indirect form (jmp *key.func): store func first, then patch,
+ *     so the instruction never jumps through a stale pointer once there;
+ *   - from indirect to indirect: only the store; an aligned 8-byte store is
+ *     seen whole, and the instruction does not change;
+ *   - otherwise: patch, then store (a thread still running the indirect
+ *     form meanwhile goes to the old target, which is allowed mid-update).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+ULSM_API long __static_call_return0(void)
+{
+	return 0;
+}
+
+ULSM_API void __static_call_nop(void)
+{
+}
+
+static int tramp_insn(const struct static_call_key *key, uintptr_t tramp,
+		      const void *func, struct ulsm_insn *out, int *form)
+{
+	return arch_encode_tramp(tramp, (uintptr_t)func, (uintptr_t)&key->func,
+				 out, form);
+}
+
+int ulsm_calls_collect(const struct ulsm_call_entry *start,
+		       const struct ulsm_call_entry *stop, const void *owner,
+		       struct ulsm_site *sites, size_t *n, int *refused,
+		       struct ulsm_batch *b)
+{
+	for (const struct ulsm_call_entry *e = start; e < stop; e++) {
+		uintptr_t tramp = (uintptr_t)e->tramp;
+		struct ulsm_insn cur, want;
+		int form, ret;
+
+		if (!e->key || !tramp) {
+			(*refused)++;
+			ulsm_error(-EINVAL, "static call entry %p is empty",
+				   (const void *)e);
+			continue;
+		}
+		if (arch_read_tramp(tramp, &cur, &form)) {
+			(*refused)++;
+			ulsm_error(-EILSEQ, "%#lx is not an intact static-call "
+				   "trampoline; refused", (unsigned long)tramp);
+			continue;
+		}
+		ret = tramp_insn(e->key, tramp, e->key->func, &want, &form);
+		if (ret) {
+			(*refused)++;
+			ulsm_error(ret, "trampoline %#lx cannot reach %p",
+				   (unsigned long)tramp, e->key->func);
+			continue;
+		}
+		memset(&sites[*n], 0, sizeof(sites[*n]));
+		sites[*n].addr = tramp;
+		sites[*n].key = e->key;
+		sites[*n].owner = owner;
+		sites[*n].kind = ULSM_SITE_TRAMP;
+		(*n)++;
+		/* Compiled as "jmp func@PLT": go straight to the target. */
+		if (memcmp(cur.bytes, want.bytes, want.len)) {
+			ret = ulsm_batch_add(b, tramp, &cur, &want);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static void set_func(struct static_call_key *key, void *func)
+{
+	__atomic_store_n(&key->func, func, __ATOMIC_RELEASE);
+}
+
+static int update_locked(struct static_call_key *key, uintptr_t tramp,
+			 void *func)
+{
+	const struct ulsm_site *site = ulsm_registry_find(tramp);
+	struct ulsm_batch b = ULSM_BATCH_INIT;
+	struct ulsm_insn old, new, cur;
+	void *old_func = key->func;
+	int ret, old_form, new_form, cur_form;
+
+	if (!site || site->kind != ULSM_SITE_TRAMP)
+		return ulsm_error(-ENOENT, "static_call_update: %#lx is not a "
+				  "registered trampoline", (unsigned long)tramp);
+	if (site->key != key)
+		return ulsm_error(-EINVAL, "static_call_update: trampoline "
+				  "%#lx belongs to another key",
+				  (unsigned long)tramp);
+	if (arch_read_tramp(tramp, &cur, &cur_form))
+		return ulsm_error(-EILSEQ, "static_call_update: trampoline %#lx "
+				  "was changed by someone else; nothing written",
+				  (unsigned long)tramp);
+	ret = tramp_insn(key, tramp, old_func, &old, &old_form);
+	if (!ret)
+		ret = tramp_insn(key, tramp, func, &new, &new_form);
+	if (ret)
+		return ulsm_error(ret, "static_call_update: %p is out of the "
+				  "trampoline's reach", func);
+
+	if (!memcmp(old.bytes, new.bytes, old.len)) {
+		if (memcmp((const void *)tramp, old.bytes, old.len))
+			return ulsm_error(-EILSEQ, "static_call_update: "
+					  "trampoline %#lx does not hold the "
+					  "expected instruction; nothing written",
+					  (unsigned long)tramp);
+		set_func(key, func);
+		return 0;
+	}
+	ret = ulsm_batch_add(&b, tramp, &old, &new);
+	if (!ret) {
+		if (new_form == ULSM_SC_FORM_INDIRECT)
+			set_func(key, func);
+		ret = ulsm_batch_apply(&b);
+		set_func(key, ret ? old_func : func);
+	}
+	ulsm_batch_free(&b);
+	return ret;
+}
+
+ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
+				  void *func)
+{
+	int ret;
+
+	if (!key)
+		return ulsm_error(-EINVAL, "static_call_update: NULL key");
+	ulsm_init();
+	ulsm_clear_error();
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	if (arch_protocol == ULSM_PROTO_NONE)
+		set_func(key, func);	/* the pointer is all there is */
+	else
+		ret = update_locked(key, (uintptr_t)tramp, func);
+	ulsm_unlock();
+	return ret;
+}
+
+static int find_tramp(const struct ulsm_site *s, void *arg)
+{
+	if (s->kind != ULSM_SITE_TRAMP)
+		return 0;
+	*(uintptr_t *)arg = s->addr;
+	return 1;
+}
+
+ULSM_API int ulsm_static_call_form(const struct static_call_key *key)
+{
+	struct ulsm_insn cur;
+	uintptr_t tramp = 0;
+	int ret, form = 0;
+
+	if (!key)
+		return ulsm_error(-EINVAL, "ulsm_static_call_form: NULL key");
+	if (arch_protocol == ULSM_PROTO_NONE)
+		return ULSM_SC_FORM_POINTER;
+	ulsm_init();
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	ulsm_registry_for_key(key, find_tramp, &tramp);
+	if (!tramp)
+		ret = ulsm_error(-ENOENT, "no registered trampoline for key %p",
+				 (const void *)key);
+	else if (arch_read_tramp(tramp, &cur, &form))
+		ret = -EILSEQ;
+	else
+		ret = form;
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API const char *ulsm_static_call_form_name(int form)
+{
+	switch (form) {
+	case ULSM_SC_FORM_NULL:
+		return "null";
+	case ULSM_SC_FORM_DIRECT:
+		return "direct";
+	case ULSM_SC_FORM_INDIRECT:
+		return "indirect";
+	case ULSM_SC_FORM_POINTER:
+		return "pointer";
+	default:
+		return "unknown";
+	}
+}

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: MIT
+/* Must NOT compile: static_branch_unlikely() on something not a typed key. */
+#include <ulsm/static_key.h>
+
+struct static_key plain = STATIC_KEY_INIT_FALSE;
+
+int main(void)
+{
+	return static_branch_unlikely(&plain);
+}
