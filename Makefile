@@ -73,7 +73,7 @@ LDLIBS_ALL	:= -pthread -ldl $(LDLIBS)
 
 LIB_SRCS	:= src/error.c src/init.c src/lock.c src/quiesce.c src/registry.c \
 		   src/patch.c src/text_write.c src/sync_core.c src/trap.c \
-		   src/static_key.c src/static_call.c src/object.c
+		   src/static_key.c src/static_call.c src/object.c src/lsm.c
 ifeq ($(GENERIC),1)
 LIB_SRCS	+= src/arch/generic/generic.c
 else
@@ -168,9 +168,42 @@ $(BUILD)/bench/%: bench/%.c bench/bench.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
+# The static-call benchmark compares calls compiled with different flags,
+# so its loops (bench/sc_loops.c) and their target (bench/sc_target.c) are
+# compiled once per variant, each object's symbols named after its variant
+# (bench/sc_bench.h): plain, retpoline (indirect calls through a thunk:
+# gcc -mindirect-branch=thunk, clang -mretpoline) and rethunk (retpolines
+# and returns through a thunk: gcc -mfunction-return=thunk; clang 14 has no
+# such option). A variant whose flags $(CC) lacks is built without them and
+# marked absent, so the program links the same everywhere. The probes run
+# once, on first use, not on every make.
+bench_cc_has	= $(shell $(CC) $(CFLAGS) $(1) -x c -c /dev/null -o /dev/null 2>/dev/null && echo y)
+SC_RETPOLINE	= $(eval SC_RETPOLINE := $(if $(call bench_cc_has,-mindirect-branch=thunk),-mindirect-branch=thunk,$(if $(call bench_cc_has,-mretpoline),-mretpoline)))$(SC_RETPOLINE)
+SC_RETHUNK	= $(eval SC_RETHUNK := $(if $(call bench_cc_has,-mfunction-return=thunk),-mfunction-return=thunk))$(SC_RETHUNK)
+sc_flags_plain	:=
+sc_flags_retpoline = $(SC_RETPOLINE)
+sc_flags_rethunk = $(if $(SC_RETPOLINE),$(if $(SC_RETHUNK),$(SC_RETPOLINE) $(SC_RETHUNK)))
+sc_variant_cflags = -DVARIANT=$(1) $(if $(filter plain,$(1))$(sc_flags_$(1)),$(sc_flags_$(1)) -DSC_FLAGS='"$(sc_flags_$(1))"')
+SC_VARIANTS	:= plain retpoline rethunk
+SC_OBJS		:= $(foreach v,$(SC_VARIANTS),$(BUILD)/bench/sc_loops-$(v).o $(BUILD)/bench/sc_target-$(v).o)
+SC_DEPS		:= bench/sc_bench.h $(HEADERS) $(CONFIG_H)
+
+$(BUILD)/bench/sc_loops-%.o: bench/sc_loops.c $(SC_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) $(call sc_variant_cflags,$*) -c $< -o $@
+
+$(BUILD)/bench/sc_target-%.o: bench/sc_target.c $(SC_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) $(call sc_variant_cflags,$*) -c $< -o $@
+
+$(BUILD)/bench/bench_static_call: bench/bench_static_call.c bench/bench.h $(SC_OBJS) $(SC_DEPS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -o $@ $< $(SC_OBJS) $(STATIC_LIB) $(LDLIBS_ALL)
+
 BENCH_ARGS	?=
-bench: $(BUILD)/bench/bench_static_key
+bench: $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call
 	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json
+	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)

@@ -128,6 +128,23 @@ bool ulsm_registry_is_site(uintptr_t addr);
 /* The registered site at @addr, or NULL. Caller holds the patch lock. */
 const struct ulsm_site *ulsm_registry_find(uintptr_t addr);
 
+/* --- queueing updates into a caller's batch (hook framework) ---------- */
+
+/*
+ * Add the sites of @key to @b, moving them from state @from to @to.
+ * Caller holds the patch lock, applies the batch, then sets the count.
+ */
+int ulsm_key_queue(struct static_key *key, bool from, bool to,
+		   struct ulsm_batch *b);
+
+/*
+ * Add the change of trampoline @tramp from @key->func to @func to @b.
+ * *func_first says whether @key->func must be stored before the batch is
+ * applied (indirect form) rather than after. Caller holds the patch lock.
+ */
+int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
+		    struct ulsm_batch *b, bool *func_first);
+
 /* --- static calls (src/static_call.c) ---------------------------------- */
 
 /*

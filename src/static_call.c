@@ -87,15 +87,14 @@ static void set_func(struct static_call_key *key, void *func)
 	__atomic_store_n(&key->func, func, __ATOMIC_RELEASE);
 }
 
-static int update_locked(struct static_call_key *key, uintptr_t tramp,
-			 void *func)
+int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
+		    struct ulsm_batch *b, bool *func_first)
 {
 	const struct ulsm_site *site = ulsm_registry_find(tramp);
-	struct ulsm_batch b = ULSM_BATCH_INIT;
 	struct ulsm_insn old, new, cur;
-	void *old_func = key->func;
 	int ret, old_form, new_form, cur_form;
 
+	*func_first = false;
 	if (!site || site->kind != ULSM_SITE_TRAMP)
 		return ulsm_error(-ENOENT, "static_call_update: %#lx is not a "
 				  "registered trampoline", (unsigned long)tramp);
@@ -107,25 +106,36 @@ static int update_locked(struct static_call_key *key, uintptr_t tramp,
 		return ulsm_error(-EILSEQ, "static_call_update: trampoline %#lx "
 				  "was changed by someone else; nothing written",
 				  (unsigned long)tramp);
-	ret = tramp_insn(key, tramp, old_func, &old, &old_form);
+	ret = tramp_insn(key, tramp, key->func, &old, &old_form);
 	if (!ret)
 		ret = tramp_insn(key, tramp, func, &new, &new_form);
 	if (ret)
 		return ulsm_error(ret, "static_call_update: %p is out of the "
 				  "trampoline's reach", func);
-
 	if (!memcmp(old.bytes, new.bytes, old.len)) {
+		/* Same instruction (indirect to indirect): a store is enough. */
 		if (memcmp((const void *)tramp, old.bytes, old.len))
 			return ulsm_error(-EILSEQ, "static_call_update: "
 					  "trampoline %#lx does not hold the "
 					  "expected instruction; nothing written",
 					  (unsigned long)tramp);
-		set_func(key, func);
 		return 0;
 	}
-	ret = ulsm_batch_add(&b, tramp, &old, &new);
+	*func_first = new_form == ULSM_SC_FORM_INDIRECT;
+	return ulsm_batch_add(b, tramp, &old, &new);
+}
+
+static int update_locked(struct static_call_key *key, uintptr_t tramp,
+			 void *func)
+{
+	struct ulsm_batch b = ULSM_BATCH_INIT;
+	void *old_func = key->func;
+	bool first;
+	int ret;
+
+	ret = ulsm_call_queue(key, tramp, func, &b, &first);
 	if (!ret) {
-		if (new_form == ULSM_SC_FORM_INDIRECT)
+		if (first)
 			set_func(key, func);
 		ret = ulsm_batch_apply(&b);
 		set_func(key, ret ? old_func : func);

@@ -40,14 +40,21 @@ static int add_site(const struct ulsm_site *s, void *argp)
 	return ulsm_batch_add(arg->batch, s->addr, &old, &new);
 }
 
+int ulsm_key_queue(struct static_key *key, bool from, bool to,
+		   struct ulsm_batch *b)
+{
+	struct key_batch_arg arg = { b, from, to };
+
+	return ulsm_registry_for_key(key, add_site, &arg);
+}
+
 /* Move every site of @key from state @from to @to, as one batch. */
 static int key_patch(struct static_key *key, bool from, bool to)
 {
 	struct ulsm_batch b = ULSM_BATCH_INIT;
-	struct key_batch_arg arg = { &b, from, to };
 	int ret;
 
-	ret = ulsm_registry_for_key(key, add_site, &arg);
+	ret = ulsm_key_queue(key, from, to, &b);
 	if (!ret)
 		ret = ulsm_batch_apply(&b);
 	ulsm_batch_free(&b);

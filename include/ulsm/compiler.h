@@ -29,9 +29,11 @@
 #define ulsm__unlikely(x)	__builtin_expect(!!(x), 0)
 
 #ifdef __cplusplus
+# define ULSM__AUTO		auto
 # define ULSM__BOOL		bool
 # define ULSM__STATIC_ASSERT(c, msg)	static_assert(c, msg)
 #else
+# define ULSM__AUTO		__auto_type
 # define ULSM__BOOL		_Bool
 # define ULSM__STATIC_ASSERT(c, msg)	_Static_assert(c, msg)
 #endif

@@ -143,6 +143,22 @@ ULSM__EXTERN_C_END
 	ULSM__SC_DEFINE(name, type, __static_call_return0,		\
 			ULSM__ARCH_SC_TRAMP_RET0(name))
 
+/*
+ * A NULL static call whose key is an existing object (a member of a larger
+ * structure, as in the hook framework's sealed tables) instead of a
+ * variable of its own. Call it with ulsm_static_call_keyed(name, keyp),
+ * update it with __static_call_update(keyp, STATIC_CALL_TRAMP_ADDR(name), f).
+ */
+#define ULSM_DEFINE_STATIC_CALL_NULL_KEYED(name, func, keyp)		\
+	extern __typeof__(func) STATIC_CALL_TRAMP(name);		\
+	extern __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN;	\
+	ULSM__ARCH_SC_TRAMP_NULL(name);					\
+	__attribute__((used, section("ulsm_call_table"), aligned(8)))	\
+	static struct ulsm_call_entry ULSM__SC_ENTRY(name) = {		\
+		(keyp), (void *)&ULSM__SC_LOCAL(name)			\
+	}
+#define ulsm_static_call_keyed(name, keyp)	(STATIC_CALL_TRAMP(name))
+
 #define static_call(name)		(STATIC_CALL_TRAMP(name))
 /* A NULL trampoline is a ret: calling it does nothing. */
 #define static_call_cond(name)		(STATIC_CALL_TRAMP(name))
@@ -164,6 +180,16 @@ ULSM__EXTERN_C_END
 #define static_call(name)						\
 	((__typeof__(&STATIC_CALL_TRAMP(name)))				\
 	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_RELAXED))
+
+#define ULSM_DEFINE_STATIC_CALL_NULL_KEYED(name, func, keyp)		\
+	extern __typeof__(func) STATIC_CALL_TRAMP(name)
+/*
+ * Acquire: the hook framework stores a slot's target before it enables the
+ * slot's key, and a dispatcher that saw the key on must see the target.
+ */
+#define ulsm_static_call_keyed(name, keyp)				\
+	((__typeof__(&STATIC_CALL_TRAMP(name)))				\
+	 __atomic_load_n(&(keyp)->func, __ATOMIC_ACQUIRE))
 
 static inline void *ulsm__sc_cond(void *func)
 {

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulsm/lsm.h - the hook framework's run-time side: modules, order, slots,
+ * blobs, sealing, introspection.
+ *
+ * This is the kernel's LSM framework (security/security.c after "lsm:
+ * replace indirect LSM hook calls with static calls") for user space. An
+ * application lists its hooks once, in the kernel's X-macro form, and
+ * <ulsm/lsm_hooks.h> turns the list into a *hook set*: per hook, a table of
+ * MAX_LSM_COUNT slots, each a static call guarded by a static key, and
+ * typed, unrolled dispatch (call_int_hook, call_void_hook,
+ * lsm_for_each_hook). Modules (DEFINE_LSM) fill the slots in module order
+ * when the set is initialised with an order string (the kernel's lsm=).
+ *
+ * The kernel's rules kept here:
+ *   - order: modules marked LSM_ORDER_FIRST, then the order string (from
+ *     the call, else $ULSM_LSM, else the set's built-in default), then
+ *     modules marked LSM_ORDER_LAST; unknown names and duplicates ignored
+ *     (reported with ULSM_DEBUG=1); modules not listed stay off; only the
+ *     first exclusive module is initialised;
+ *   - a module's hooks go to the first free slot of each hook, so slot
+ *     order is module order; a module that does not fit is refused whole
+ *     (-ENOSPC) and nothing of it is registered;
+ *   - blob sizes become offsets into one allocation per object type;
+ *   - after ulsm_lsm_seal() the tables and slot keys are read-only
+ *     (mprotect, and mseal where the kernel has it).
+ * Beyond the kernel: "!name" removes a module from the order; several
+ * independent sets per process; modules in shared objects loaded before
+ * initialisation; a run-time toggle of one module's slots (opt in before
+ * sealing with ulsm_lsm_allow_toggle()).
+ *
+ * See examples/lsm_demo/ for a complete host program with three modules.
+ */
+#ifndef ULSM_LSM_H
+#define ULSM_LSM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ulsm/compiler.h>
+#include <ulsm/static_call.h>
+#include <ulsm/static_key.h>
+#include <ulsm/unroll.h>
+
+ULSM__EXTERN_C_BEGIN
+
+/* The kernel's LSM_RET_VOID: the DEFAULT of hooks that return nothing. */
+#define LSM_RET_VOID	((void)0)
+
+enum lsm_order {
+	LSM_ORDER_FIRST = -1,	/* before the order string, always on */
+	LSM_ORDER_MUTABLE = 0,	/* placed by the order string */
+	LSM_ORDER_LAST = 1,	/* after the order string, always on */
+};
+
+#define LSM_FLAG_LEGACY_MAJOR	(1UL << 0)
+#define LSM_FLAG_EXCLUSIVE	(1UL << 1)
+
+/* The kernel's struct lsm_id: a module's name and numeric id. */
+struct lsm_id {
+	const char *name;
+	uint64_t id;
+};
+
+/*
+ * Blob sizes a module asks for; at initialisation each becomes the
+ * module's offset into the shared blob of that object type.
+ */
+enum ulsm_blob_type {
+	ULSM_BLOB_CRED,
+	ULSM_BLOB_FILE,
+	ULSM_BLOB_INODE,
+	ULSM_BLOB_TASK,
+	ULSM_BLOB_TYPES
+};
+
+struct lsm_blob_sizes {
+	int lbs_cred;
+	int lbs_file;
+	int lbs_inode;
+	int lbs_task;
+};
+
+struct security_hook_list;
+
+/* One slot: a static call and the static key that guards it. */
+struct lsm_static_call {
+	struct static_call_key *key;
+	void *trampoline;
+	struct security_hook_list *hl;
+	struct static_key_false *active;
+};
+
+/*
+ * A module's hook, untyped; <ulsm/lsm_hooks.h> defines a typed twin with
+ * the same layout for each set (LSM_HOOK_INIT fills it).
+ */
+struct security_hook_list {
+	struct lsm_static_call *scalls;
+	union {
+		void *lsm_callback;
+	} hook;
+	const struct lsm_id *lsmid;
+};
+
+struct ulsm_hook_set;
+
+/* The kernel's struct lsm_info, plus the set it belongs to. */
+struct lsm_info {
+	const char *name;
+	enum lsm_order order;
+	unsigned long flags;
+	int *enabled;			/* NULL: on when listed */
+	int (*init)(void);
+	struct lsm_blob_sizes *blobs;
+	const struct lsm_id *id;	/* for introspection and toggling */
+	/* filled by the framework */
+	struct ulsm_hook_set *set;
+	struct lsm_info *next;
+	int ulsm_state;
+};
+
+/* Per-set description, emitted by <ulsm/lsm_hooks.h> (ULSM_LSM_DEFINE). */
+struct ulsm_hook_set {
+	const char *name;
+	struct lsm_static_call *table;	/* nhooks * slots, hook-major */
+	size_t nhooks;
+	unsigned int slots;
+	const char *const *hook_names;
+	void *sealed;			/* table and slot calls' keys */
+	size_t sealed_size;
+	void *keys;			/* the slots' static keys */
+	size_t keys_size;
+	const char *builtin_order;	/* NULL: every module, as defined */
+	struct ulsm_lsm_state *state;	/* private */
+};
+
+/**
+ * ulsm_lsm_register - make a module known (DEFINE_LSM does it)
+ * @info: the module
+ * @set:  the hook set it belongs to
+ *
+ * Return: 0, -EINVAL, or -EPERM once @set is initialised.
+ */
+int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set);
+
+/**
+ * ulsm_lsm_init - order the modules, lay out blobs, run their init
+ * @set:   the hook set
+ * @order: comma-separated module names (the kernel's lsm=), "!name" to
+ *         drop one; NULL: $ULSM_LSM, else the set's built-in order
+ *
+ * A module whose init fails, or whose hooks do not fit, stays off; the
+ * others are initialised regardless.
+ * Return: 0, -EALREADY if already initialised, -ENOMEM.
+ */
+int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order);
+
+/**
+ * ulsm_security_add_hooks - register a module's hooks (security_add_hooks)
+ * @set:   the hook set
+ * @hooks: the module's hooks (LSM_HOOK_INIT)
+ * @count: how many
+ * @lsmid: the module's id
+ *
+ * Each hook goes to the first free slot of its hook; all of them are
+ * patched in one batch. Return: 0, -ENOSPC (a hook has no free slot:
+ * nothing registered), -EPERM (sealed), -EINVAL, or a patching error.
+ */
+int ulsm_security_add_hooks(struct ulsm_hook_set *set,
+			    struct security_hook_list *hooks, int count,
+			    const struct lsm_id *lsmid);
+
+/**
+ * ulsm_lsm_seal - make the set's tables and slot keys read-only
+ * @set: the hook set
+ *
+ * Uses mprotect(PROT_READ), then mseal() where the kernel has it. After
+ * this, registration returns -EPERM and a write to the tables faults. The
+ * slot keys stay writable if ulsm_lsm_allow_toggle() was called.
+ * Return: 0, -EALREADY, or a negative errno from mprotect.
+ */
+int ulsm_lsm_seal(struct ulsm_hook_set *set);
+
+/**
+ * ulsm_lsm_allow_toggle - opt in to run-time toggling (before sealing)
+ * @set: the hook set
+ *
+ * Return: 0 or -EPERM (already sealed).
+ */
+int ulsm_lsm_allow_toggle(struct ulsm_hook_set *set);
+
+/**
+ * ulsm_lsm_toggle - turn one module's slots off or on, as one batch
+ * @set:    the hook set
+ * @name:   the module's name
+ * @enable: on or off
+ *
+ * Safe while other threads dispatch: a dispatcher sees each slot on or
+ * off, never a half-patched slot; the callbacks stay in place.
+ * Return: 0, -ENOENT (no such active module), -EPERM (not allowed), or a
+ * patching error.
+ */
+int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name, bool enable);
+
+/**
+ * ulsm_lsm_list - the active modules in order, comma-separated
+ * @set: the hook set
+ *
+ * What /sys/kernel/security/lsm shows. Return: a string owned by the set.
+ */
+const char *ulsm_lsm_list(struct ulsm_hook_set *set);
+
+/**
+ * ulsm_lsm_slot_owner - which module sits in a slot
+ * @set:  the hook set
+ * @hook: the hook's name
+ * @slot: 0 .. MAX_LSM_COUNT - 1
+ *
+ * Return: the module's lsm_id, or NULL (empty slot, unknown hook).
+ */
+const struct lsm_id *ulsm_lsm_slot_owner(struct ulsm_hook_set *set,
+					 const char *hook, unsigned int slot);
+
+/**
+ * ulsm_lsm_blob_size - total blob size of an object type
+ * @set:  the hook set
+ * @type: an enum ulsm_blob_type
+ *
+ * Return: the size in bytes (0 if no module asked), or -EINVAL.
+ */
+int ulsm_lsm_blob_size(struct ulsm_hook_set *set, enum ulsm_blob_type type);
+
+/**
+ * ulsm_lsm_blob_alloc - allocate a zeroed blob of an object type
+ * @set:  the hook set
+ * @type: an enum ulsm_blob_type
+ * @blob: set to the blob (NULL when the size is 0)
+ *
+ * Return: 0, -ENOMEM or -EINVAL.
+ */
+int ulsm_lsm_blob_alloc(struct ulsm_hook_set *set, enum ulsm_blob_type type,
+			void **blob);
+
+/* ulsm_lsm_blob_free - free a blob and clear the pointer */
+void ulsm_lsm_blob_free(void **blob);
+
+/*
+ * DEFINE_LSM(name) = { .name = "...", .init = ..., ... };
+ *
+ * Declares the module and registers it with the set named by
+ * ULSM_LSM_SET (define it, or use DEFINE_LSM_IN(set, name)) from a
+ * constructor, before main().
+ */
+#define DEFINE_LSM_IN(set, lsm)						\
+	static struct lsm_info __lsm_##lsm;				\
+	__attribute__((constructor)) static void __lsm_ctor_##lsm(void)	\
+	{								\
+		ulsm_lsm_register(&__lsm_##lsm, &ULSM__CAT(set, _hook_set)); \
+	}								\
+	static struct lsm_info __lsm_##lsm
+#define DEFINE_LSM(lsm)		DEFINE_LSM_IN(ULSM_LSM_SET, lsm)
+
+ULSM__EXTERN_C_END
+
+#endif /* ULSM_LSM_H */

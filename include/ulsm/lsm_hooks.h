@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulsm/lsm_hooks.h - expand an application's hook list into a hook set.
+ *
+ * The application lists its hooks once, as the kernel does in
+ * lsm_hook_defs.h, one line per hook:
+ *
+ *	// myapp_hook_defs.h (no include guard)
+ *	LSM_HOOK(int, 0, file_open, struct file *file)
+ *	LSM_HOOK(void, LSM_RET_VOID, file_free, struct file *file)
+ *
+ * and includes this header with three macros set:
+ *
+ *	#define ULSM_LSM_SET		myapp		// a C identifier
+ *	#define ULSM_LSM_HOOK_DEFS	"myapp_hook_defs.h"
+ *	#define MAX_LSM_COUNT		4		// slots per hook, literal
+ *	#include <ulsm/lsm_hooks.h>
+ *
+ * Exactly one translation unit also defines ULSM_LSM_DEFINE (and may
+ * define ULSM_LSM_BUILTIN_ORDER "a,b,c") before including it: that one
+ * holds the tables, keys and trampolines. The names it creates, for set S:
+ *
+ *	union S_list_options	one member per hook, the callback's type
+ *	struct S_hook_list	what LSM_HOOK_INIT(NAME, callback) fills
+ *	struct ulsm_hook_set S_hook_set	    pass to ulsm_lsm_init() etc.
+ *	S_lsm_default_NAME	the DEFAULT of each non-void hook
+ *
+ * Dispatch, for the set named by ULSM_LSM_SET (or any set with the ulsm_
+ * forms, which take the set first):
+ *
+ *	rc = call_int_hook(file_open, file);	// stops at rc != DEFAULT
+ *	call_void_hook(file_free, file);	// every active slot, in order
+ *	lsm_for_each_hook(scall, getselfattr)	// your own rule
+ *		lsm_hook_fn(scall, getselfattr)(...);
+ *
+ * Each slot costs one static key (a NOP while empty) and, when used, a
+ * direct call through its static call's trampoline; the loop over the
+ * MAX_LSM_COUNT slots is unrolled. Return types of hooks must be one of:
+ * void, int, long, bool, unsigned, size_t, ssize_t, uint32_t, uint64_t,
+ * or a pointer typedef'd by the application to one token with a matching
+ * ULSM__LSM_DEFAULT_<type> macro.
+ *
+ * Several sets may be expanded in one program (each in its own header);
+ * in one translation unit, MAX_LSM_COUNT is shared by all of them.
+ */
+#include <ulsm/lsm.h>
+
+#if !defined(ULSM_LSM_SET) || !defined(ULSM_LSM_HOOK_DEFS) || \
+	!defined(MAX_LSM_COUNT)
+# error "define ULSM_LSM_SET, ULSM_LSM_HOOK_DEFS and MAX_LSM_COUNT first"
+#endif
+
+/* ---- once per translation unit: the dispatch machinery ---------------- */
+#ifndef ULSM_LSM_HOOKS_ONCE
+#define ULSM_LSM_HOOKS_ONCE
+
+/* Paste a set's name and a suffix, the set name being a macro. */
+#define ULSM__P(SET, x)			ULSM__CAT(SET, x)
+#define ULSM__SLOT_NAME(SET, HOOK, NUM)	SET##_##HOOK##_##NUM
+
+/* Defaults: one constant per non-void hook, by the hook's return type. */
+#define ULSM__LSM_DEFAULT_(SET, RET, NAME, DEFAULT)			\
+	static const RET __attribute__((unused))			\
+		SET##_lsm_default_##NAME = (DEFAULT);
+#define ULSM__LSM_DEFAULT_void(SET, NAME, DEFAULT)
+#define ULSM__LSM_DEFAULT_int(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, int, NAME, DEFAULT)
+#define ULSM__LSM_DEFAULT_long(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, long, NAME, DEFAULT)
+#define ULSM__LSM_DEFAULT_bool(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, bool, NAME, DEFAULT)
+#define ULSM__LSM_DEFAULT_unsigned(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, unsigned, NAME, DEFAULT)
+#define ULSM__LSM_DEFAULT_size_t(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, size_t, NAME, DEFAULT)
+#define ULSM__LSM_DEFAULT_ssize_t(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, ssize_t, NAME, DEFAULT)
+#define ULSM__LSM_DEFAULT_uint32_t(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, uint32_t, NAME, DEFAULT)
+#define ULSM__LSM_DEFAULT_uint64_t(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, uint64_t, NAME, DEFAULT)
+#define ULSM__LSM_DEFAULT(SET, RET, NAME, DEFAULT)			\
+	ULSM__CAT(ULSM__LSM_DEFAULT_, RET)(SET, NAME, DEFAULT)
+
+#define ULSM__SLOT_KEY(SET, HOOK, NUM)	(&SET##_lsm_keys.k.HOOK[NUM])
+#define ULSM__SLOT_SCK(SET, HOOK, NUM)	(&SET##_lsm_sealed.calls.HOOK[NUM])
+
+#ifdef ULSM__ARCH_HAS_SC_TRAMP
+/* The slot's trampoline: a direct call, never NULL. */
+# define ULSM__SLOT_CALL(SET, HOOK, NUM, CALL, ...)			\
+	if (static_branch_unlikely(ULSM__SLOT_KEY(SET, HOOK, NUM))) {	\
+		ULSM__AUTO ulsm__fn = ulsm_static_call_keyed(		\
+			ULSM__SLOT_NAME(SET, HOOK, NUM),		\
+			ULSM__SLOT_SCK(SET, HOOK, NUM));		\
+		CALL;							\
+	}
+#else
+/*
+ * Generic: the key and the pointer are two loads that a weakly ordered
+ * CPU may satisfy out of order; a slot whose pointer is not visible yet
+ * is treated as off.
+ */
+# define ULSM__SLOT_CALL(SET, HOOK, NUM, CALL, ...)			\
+	if (static_branch_unlikely(ULSM__SLOT_KEY(SET, HOOK, NUM))) {	\
+		ULSM__AUTO ulsm__fn = ulsm_static_call_keyed(		\
+			ULSM__SLOT_NAME(SET, HOOK, NUM),		\
+			ULSM__SLOT_SCK(SET, HOOK, NUM));		\
+		if (ulsm__fn) {						\
+			CALL;						\
+		}							\
+	}
+#endif
+
+#define ULSM__INT_SLOT(NUM, R, SET, HOOK, LABEL, ...)			\
+	ULSM__SLOT_CALL(SET, HOOK, NUM,					\
+		R = ulsm__fn(__VA_ARGS__);				\
+		if (R != SET##_lsm_default_##HOOK)			\
+			goto LABEL)
+
+#define ULSM__VOID_SLOT(NUM, SET, HOOK, ...)				\
+	ULSM__SLOT_CALL(SET, HOOK, NUM, ulsm__fn(__VA_ARGS__))
+
+#define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
+({									\
+	__label__ ulsm__out;						\
+	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__rc =		\
+		SET##_lsm_default_##HOOK;				\
+	UNROLL(MAX_LSM_COUNT, ULSM__INT_SLOT, ulsm__rc, SET, HOOK,	\
+	       ulsm__out, __VA_ARGS__)					\
+ulsm__out:								\
+	ulsm__rc;							\
+})
+
+#define ULSM__CALL_VOID_HOOK(SET, HOOK, ...)				\
+do {									\
+	UNROLL(MAX_LSM_COUNT, ULSM__VOID_SLOT, SET, HOOK, __VA_ARGS__)	\
+} while (0)
+
+#define ULSM__FOR_EACH_HOOK(SET, scall, HOOK)				\
+	for ((scall) = SET##_lsm_sealed.table.HOOK;			\
+	     (scall) - SET##_lsm_sealed.table.HOOK < MAX_LSM_COUNT;	\
+	     (scall)++)							\
+		if (static_key_enabled(&(scall)->active->key))
+
+#define ULSM__HOOK_FN(SET, scall, HOOK)					\
+	(((struct SET##_hook_list *)(scall)->hl)->hook.HOOK)
+
+/* The set-first forms (any set), and the kernel's names (ULSM_LSM_SET). */
+#define ulsm_call_int_hook(SET, HOOK, ...)				\
+	ULSM__CALL_INT_HOOK(SET, HOOK, __VA_ARGS__)
+#define ulsm_call_void_hook(SET, HOOK, ...)				\
+	ULSM__CALL_VOID_HOOK(SET, HOOK, __VA_ARGS__)
+#define ulsm_lsm_for_each_hook(SET, scall, HOOK)			\
+	ULSM__FOR_EACH_HOOK(SET, scall, HOOK)
+#define ulsm_lsm_hook_fn(SET, scall, HOOK)				\
+	ULSM__HOOK_FN(SET, scall, HOOK)
+#define ulsm_lsm_hook_init(SET, NAME, CALLBACK)				\
+	{ .scalls = ULSM__CAT(SET, _lsm_sealed).table.NAME,		\
+	  .hook = { .NAME = CALLBACK } }
+#define ulsm_security_add_hooks_to(SET, hooks, count, lsmid)		\
+	ulsm_security_add_hooks(&ULSM__CAT(SET, _hook_set),		\
+				(struct security_hook_list *)(void *)(hooks), \
+				(count), (lsmid))
+
+#define call_int_hook(HOOK, ...)					\
+	ulsm_call_int_hook(ULSM_LSM_SET, HOOK, __VA_ARGS__)
+#define call_void_hook(HOOK, ...)					\
+	ulsm_call_void_hook(ULSM_LSM_SET, HOOK, __VA_ARGS__)
+#define lsm_for_each_hook(scall, HOOK)					\
+	ulsm_lsm_for_each_hook(ULSM_LSM_SET, scall, HOOK)
+#define lsm_hook_fn(scall, HOOK)					\
+	ulsm_lsm_hook_fn(ULSM_LSM_SET, scall, HOOK)
+#define LSM_HOOK_INIT(NAME, CALLBACK)					\
+	ulsm_lsm_hook_init(ULSM_LSM_SET, NAME, CALLBACK)
+#define security_add_hooks(hooks, count, lsmid)				\
+	ulsm_security_add_hooks_to(ULSM_LSM_SET, hooks, count, lsmid)
+
+#endif /* ULSM_LSM_HOOKS_ONCE */
+
+/* ---- once per set: types and declarations ------------------------------ */
+
+union ULSM__P(ULSM_LSM_SET, _list_options) {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...) RET (*NAME)(__VA_ARGS__);
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+	void *lsm_callback;
+};
+
+/* Same layout as struct security_hook_list, typed. */
+struct ULSM__P(ULSM_LSM_SET, _hook_list) {
+	struct lsm_static_call *scalls;
+	union ULSM__P(ULSM_LSM_SET, _list_options) hook;
+	const struct lsm_id *lsmid;
+};
+
+/* The callback type of each hook, for its slots' trampolines. */
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	typedef RET ULSM__P(ULSM_LSM_SET, _hook_fn_##NAME)(__VA_ARGS__);
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	ULSM__LSM_DEFAULT(ULSM_LSM_SET, RET, NAME, DEFAULT)
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+
+enum {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...) ULSM__P(ULSM_LSM_SET, _hook_idx_##NAME),
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+	ULSM__P(ULSM_LSM_SET, _nhooks)
+};
+
+struct ULSM__P(ULSM_LSM_SET, _static_calls_table) {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	struct lsm_static_call NAME[MAX_LSM_COUNT];
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+};
+
+struct ULSM__P(ULSM_LSM_SET, _slot_calls) {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	struct static_call_key NAME[MAX_LSM_COUNT];
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+};
+
+struct ULSM__P(ULSM_LSM_SET, _slot_keys) {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	struct static_key_false NAME[MAX_LSM_COUNT];
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+};
+
+/*
+ * Page-aligned, so that sealing protects exactly these pages (the size of
+ * a page-aligned structure is a multiple of the page size).
+ */
+struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) {
+	struct ULSM__P(ULSM_LSM_SET, _static_calls_table) table;
+	struct ULSM__P(ULSM_LSM_SET, _slot_calls) calls;
+} __attribute__((aligned(4096)));
+
+struct ULSM__P(ULSM_LSM_SET, _lsm_keys) {
+	struct ULSM__P(ULSM_LSM_SET, _slot_keys) k;
+} __attribute__((aligned(4096)));
+
+extern struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_sealed);
+extern struct ULSM__P(ULSM_LSM_SET, _lsm_keys) ULSM__P(ULSM_LSM_SET, _lsm_keys);
+extern struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set);
+
+/* Each slot's trampoline (a declaration; the defining unit emits it). */
+#define ULSM__DECL_SLOT(NUM, SET, NAME)					\
+	extern ULSM__P(SET, _hook_fn_##NAME)				\
+		STATIC_CALL_TRAMP(ULSM__SLOT_NAME(SET, NAME, NUM));
+#define ULSM__DECL_SLOTS(SET, NAME)					\
+	UNROLL(MAX_LSM_COUNT, ULSM__DECL_SLOT, SET, NAME)
+#define LSM_HOOK(RET, DEFAULT, NAME, ...) ULSM__DECL_SLOTS(ULSM_LSM_SET, NAME)
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+
+/* ---- in the one defining unit: tables, keys, trampolines --------------- */
+#ifdef ULSM_LSM_DEFINE
+
+#define ULSM__DEF_SLOT(NUM, SET, NAME)					\
+	ULSM_DEFINE_STATIC_CALL_NULL_KEYED(ULSM__SLOT_NAME(SET, NAME, NUM), \
+		ULSM__P(SET, _hook_fn_##NAME),				\
+		&ULSM__P(SET, _lsm_sealed).calls.NAME[NUM]);
+#define ULSM__DEF_SLOTS(SET, NAME)					\
+	UNROLL(MAX_LSM_COUNT, ULSM__DEF_SLOT, SET, NAME)
+#define LSM_HOOK(RET, DEFAULT, NAME, ...) ULSM__DEF_SLOTS(ULSM_LSM_SET, NAME)
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+
+#define ULSM__INIT_SLOT(NUM, SET, NAME)					\
+	{								\
+		.key = &ULSM__P(SET, _lsm_sealed).calls.NAME[NUM],	\
+		.trampoline = STATIC_CALL_TRAMP_ADDR(			\
+			ULSM__SLOT_NAME(SET, NAME, NUM)),		\
+		.hl = NULL,						\
+		.active = &ULSM__P(SET, _lsm_keys).k.NAME[NUM],		\
+	},
+#define ULSM__INIT_SLOTS(SET, NAME)					\
+	UNROLL(MAX_LSM_COUNT, ULSM__INIT_SLOT, SET, NAME)
+
+struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_sealed) = {
+	.table = {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+		.NAME = { ULSM__INIT_SLOTS(ULSM_LSM_SET, NAME) },
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+	},
+};
+
+struct ULSM__P(ULSM_LSM_SET, _lsm_keys) ULSM__P(ULSM_LSM_SET, _lsm_keys);
+
+static const char *const ULSM__P(ULSM_LSM_SET, _hook_names)[] = {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...) #NAME,
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+};
+
+#ifndef ULSM_LSM_BUILTIN_ORDER
+# define ULSM_LSM_BUILTIN_ORDER NULL
+#endif
+
+struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
+	.name = ULSM__STR(ULSM_LSM_SET),
+	.table = (struct lsm_static_call *)&ULSM__P(ULSM_LSM_SET, _lsm_sealed).table,
+	.nhooks = ULSM__P(ULSM_LSM_SET, _nhooks),
+	.slots = MAX_LSM_COUNT,
+	.hook_names = ULSM__P(ULSM_LSM_SET, _hook_names),
+	.sealed = &ULSM__P(ULSM_LSM_SET, _lsm_sealed),
+	.sealed_size = sizeof(ULSM__P(ULSM_LSM_SET, _lsm_sealed)),
+	.keys = &ULSM__P(ULSM_LSM_SET, _lsm_keys),
+	.keys_size = sizeof(ULSM__P(ULSM_LSM_SET, _lsm_keys)),
+	.builtin_order = ULSM_LSM_BUILTIN_ORDER,
+	.state = NULL,
+};
+
+#undef ULSM_LSM_BUILTIN_ORDER
+#undef ULSM__DEF_SLOT
+#undef ULSM__DEF_SLOTS
+#undef ULSM__INIT_SLOT
+#undef ULSM__INIT_SLOTS
+#endif /* ULSM_LSM_DEFINE */
+
+#undef ULSM__DECL_SLOT
+#undef ULSM__DECL_SLOTS

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hook set of the framework tests ("tl"), MAX_LSM_COUNT 3, and the
+ * test modules in test_lsm.c:
+ *
+ *   capa   LSM_ORDER_FIRST   all hooks it has return what the test says
+ *   alpha  mutable           blobs (file 16, cred 8), most hooks
+ *   beta   mutable           blobs (file 4)
+ *   gamma  mutable, exclusive
+ *   delta  mutable, exclusive
+ *   omega  LSM_ORDER_LAST
+ *   offmod mutable, enabled = 0 (disabled by default)
+ *
+ * Each callback records "<module>:<hook>" in a trace, and returns the
+ * value in ret[module][hook index] (default: the hook's DEFAULT).
+ */
+#ifndef ULSM_TEST_LSM_H
+#define ULSM_TEST_LSM_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef ENOPARAM
+# define ENOPARAM 519
+#endif
+
+struct t_file {
+	void *security;
+	int id;
+};
+
+#define ULSM_LSM_SET		tl
+#define ULSM_LSM_HOOK_DEFS	"test_hook_defs.h"
+#define MAX_LSM_COUNT		3
+#include <ulsm/lsm_hooks.h>
+
+enum { M_CAPA, M_ALPHA, M_BETA, M_GAMMA, M_DELTA, M_OMEGA, M_OFF, M_N };
+
+extern const char *const tl_module_names[M_N];
+extern const struct lsm_id tl_ids[M_N];
+extern int tl_ret[M_N][tl_nhooks];	/* what each callback returns */
+extern int tl_init_ret[M_N];		/* what each init returns */
+extern struct lsm_blob_sizes tl_blobs_alpha, tl_blobs_beta;
+
+/* The trace of callbacks, "alpha:file_open beta:file_open ...". */
+extern char tl_trace[4096];
+void tl_trace_reset(void);
+void tl_defaults(void);
+
+#endif
