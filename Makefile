@@ -96,7 +96,7 @@ TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_compile.t
 STRESS_ARGS	?= --flips 100000 --threads 3
 
-.PHONY: all check stress bench demo install clean distclean
+.PHONY: all check stress bench demo demo-keys install clean distclean
 all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc
 
 $(CONFIG_H): Makefile
@@ -129,6 +129,11 @@ TEST_DEPS	:= tests/tap.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 $(BUILD)/tests/%.t: tests/%.c $(TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc $(CFLAGS_ALL) -fPIE -pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+# Hook-framework tests share the test hook set and its modules.
+$(BUILD)/tests/t_lsm_%.t: tests/t_lsm_%.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
 
 $(BUILD)/tests/t_key_semantics_nopie.t: tests/t_key_semantics.c $(TEST_DEPS)
 	@mkdir -p $(dir $@)
@@ -209,7 +214,17 @@ $(BUILD)/examples/%: examples/%.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
-demo: $(BUILD)/examples/keys_demo
+# The demonstration: a host program with hooks and three modules.
+LSM_DEMO_SRCS	:= $(wildcard examples/lsm_demo/*.c)
+$(BUILD)/examples/lsm_demo: $(LSM_DEMO_SRCS) $(wildcard examples/lsm_demo/*.h) $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Iexamples/lsm_demo $(CFLAGS_ALL) -o $@ $(LSM_DEMO_SRCS) $(STATIC_LIB) $(LDLIBS_ALL)
+
+demo: $(BUILD)/examples/lsm_demo
+	$(EMU) $(BUILD)/examples/lsm_demo $(DEMO_ARGS)
+
+# Static keys flipped while threads run them.
+demo-keys: $(BUILD)/examples/keys_demo
 	$(EMU) $(BUILD)/examples/keys_demo $(DEMO_ARGS)
 
 # --- install ------------------------------------------------------------

@@ -9,26 +9,29 @@
  *
  *   no call (abs inlined)       the loop and abs alone, for scale
  *   direct call                 call target
- *   static_call                 call __SCT__ trampoline; jmp target
- *   function pointer            load a global pointer, call *%reg
- *   fnptr, retpoline            the same, built with retpolines: the call
- *                               goes through a thunk that makes the CPU
- *                               predict no indirect branch
- *   direct call, rethunk        built with retpolines and return thunks:
- *   static_call, rethunk        every ret (here: the target's) goes
- *   fnptr, retpoline+rethunk    through a thunk as well
- *   libc abs, direct (PLT)      a call into a shared library: call abs@PLT,
- *                               whose stub jumps through the GOT
- *   static_call -> libc abs     a static call pointed at libc's abs, out of
- *                               the trampoline's rel32 reach: its indirect
- *                               form, jmp *key.func
+ *   static_call                 call the __SCT__ trampoline; jmp target
+ *   function pointer            load a global pointer; call *%reg
+ *
+ * and the same three again from a retpoline build (an indirect call goes
+ * through a thunk that keeps the CPU from predicting it; direct calls and
+ * static calls have no indirect branch and should not change), and from a
+ * build with return thunks as well (every ret, here the target's, goes
+ * through a thunk: what the kernel does against Retbleed). Last, a call
+ * into a shared library:
+ *
+ *   libc abs, direct (PLT)      call abs@PLT, whose stub jumps through
+ *                               the GOT
+ *   static_call -> libc abs     a static call pointed at libc's abs, out
+ *                               of the trampoline's rel32 reach: its
+ *                               indirect form, jmp *key.func
  *
  * Each way of calling is a loop in bench/sc_loops.c, compiled once per set
  * of flags (bench/sc_bench.h explains the variants); the loops differ in
  * the call instruction only. Every loop sums what its calls returned, and
  * the sum is checked after every timed run: all candidates compute the same
- * abs, so all must produce the same sum (exit 1 otherwise). The trampolines
- * are read back before timing: each must jump where its key says.
+ * abs, so all must produce the same sum (exit 1 otherwise). Before timing,
+ * each trampoline's bytes are decoded: each must jump to the function the
+ * benchmark pointed it at.
  *
  * Also measured: what static_call_update() costs (median time between two
  * targets, and the library's counters per update), for a call in reach
@@ -53,8 +56,11 @@
 #include "bench.h"
 #include "sc_bench.h"
 
+#define SC_STR_(x)	#x
+#define SC_STR(x)	SC_STR_(x)
 #ifdef __clang__
-# define SC_COMPILER	"clang " __clang_version__
+# define SC_COMPILER	"clang " SC_STR(__clang_major__) "."		\
+			SC_STR(__clang_minor__) "." SC_STR(__clang_patchlevel__)
 #else
 # define SC_COMPILER	"gcc " __VERSION__
 #endif
@@ -64,8 +70,10 @@ unsigned long sc_sum;
 /* --- the candidates ------------------------------------------------------ */
 
 enum {
-	C_INLINE, C_DIRECT, C_SC, C_FNPTR, C_FNPTR_RP,
-	C_DIRECT_RT, C_SC_RT, C_FNPTR_RPRT, C_LIBC, C_LIBC_SC, C_COUNT
+	C_INLINE, C_DIRECT, C_SC, C_FNPTR,
+	C_DIRECT_RP, C_SC_RP, C_FNPTR_RP,
+	C_DIRECT_RT, C_SC_RT, C_FNPTR_RPRT,
+	C_LIBC, C_LIBC_SC, C_COUNT
 };
 
 enum { V_PLAIN, V_RETPOLINE, V_RETHUNK, V_COUNT };
@@ -74,12 +82,20 @@ static const char *const variant_name[V_COUNT] = {
 	"plain", "retpoline", "rethunk"
 };
 
+/* Why a variant is absent (the Makefile probes for the flags). */
+static const char *const variant_missing[V_COUNT] = {
+	[V_RETPOLINE] = "the compiler has neither -mindirect-branch=thunk "
+			"nor -mretpoline",
+	[V_RETHUNK] = "needs -mfunction-return=thunk and a retpoline flag",
+};
+
 /* Filled in by main(): NULL means the compiler lacked the variant's flags. */
 static const char *variant_flags[V_COUNT];
 
 static const int cand_variant[C_COUNT] = {
 	[C_INLINE] = V_PLAIN, [C_DIRECT] = V_PLAIN, [C_SC] = V_PLAIN,
-	[C_FNPTR] = V_PLAIN, [C_FNPTR_RP] = V_RETPOLINE,
+	[C_FNPTR] = V_PLAIN, [C_DIRECT_RP] = V_RETPOLINE,
+	[C_SC_RP] = V_RETPOLINE, [C_FNPTR_RP] = V_RETPOLINE,
 	[C_DIRECT_RT] = V_RETHUNK, [C_SC_RT] = V_RETHUNK,
 	[C_FNPTR_RPRT] = V_RETHUNK, [C_LIBC] = V_PLAIN, [C_LIBC_SC] = V_PLAIN,
 };
@@ -108,6 +124,8 @@ SC_PREPARE(C_INLINE)
 SC_PREPARE(C_DIRECT)
 SC_PREPARE(C_SC)
 SC_PREPARE(C_FNPTR)
+SC_PREPARE(C_DIRECT_RP)
+SC_PREPARE(C_SC_RP)
 SC_PREPARE(C_FNPTR_RP)
 SC_PREPARE(C_DIRECT_RT)
 SC_PREPARE(C_SC_RT)
@@ -115,10 +133,8 @@ SC_PREPARE(C_FNPTR_RPRT)
 SC_PREPARE(C_LIBC)
 SC_PREPARE(C_LIBC_SC)
 
-static int check_sum(unsigned long iters);
-
 /* Names of the static-call rows are completed with the trampoline's form. */
-static char name_sc[64], name_sc_rt[64], name_libc_sc[64];
+static char name_sc[64], name_sc_rp[64], name_sc_rt[64], name_libc_sc[64];
 
 static struct bench_cand cands[C_COUNT] = {
 	[C_INLINE] = { .name = "no call (abs inlined)",
@@ -128,6 +144,10 @@ static struct bench_cand cands[C_COUNT] = {
 	[C_SC] = { .name = name_sc, .run = sc_loop_static_call_plain },
 	[C_FNPTR] = { .name = "function pointer",
 		      .run = sc_loop_fnptr_plain },
+	[C_DIRECT_RP] = { .name = "direct call, retpoline",
+			  .run = sc_loop_direct_retpoline },
+	[C_SC_RP] = { .name = name_sc_rp,
+		      .run = sc_loop_static_call_retpoline },
 	[C_FNPTR_RP] = { .name = "fnptr, retpoline",
 			 .run = sc_loop_fnptr_retpoline },
 	[C_DIRECT_RT] = { .name = "direct call, rethunk",
@@ -144,7 +164,8 @@ static struct bench_cand cands[C_COUNT] = {
 
 static int (*const cand_prepare[C_COUNT])(void) = {
 	prepare_C_INLINE, prepare_C_DIRECT, prepare_C_SC, prepare_C_FNPTR,
-	prepare_C_FNPTR_RP, prepare_C_DIRECT_RT, prepare_C_SC_RT,
+	prepare_C_DIRECT_RP, prepare_C_SC_RP, prepare_C_FNPTR_RP,
+	prepare_C_DIRECT_RT, prepare_C_SC_RT,
 	prepare_C_FNPTR_RPRT, prepare_C_LIBC, prepare_C_LIBC_SC,
 };
 
@@ -204,18 +225,20 @@ static const void *tramp_dest(const void *tramp,
 {
 #ifdef ULSM_ARCH_X86_64
 	const unsigned char *p = tramp;
+	uintptr_t next;
 	int32_t d;
 
 	if (p[0] == 0xe9) {			/* jmp rel32 */
 		memcpy(&d, p + 1, sizeof(d));
-		return p + 5 + d;
+		next = (uintptr_t)p + 5;
+		return (const void *)(next + (uintptr_t)(intptr_t)d);
 	}
 	if (p[0] == 0xff && p[1] == 0x25) {	/* jmp *disp32(%rip) */
 		memcpy(&d, p + 2, sizeof(d));
-		if ((const void *)(p + 6 + d) != (const void *)&key->func)
+		next = (uintptr_t)p + 6;
+		if (next + (uintptr_t)(intptr_t)d != (uintptr_t)&key->func)
 			return NULL;
-		return __atomic_load_n((void *const *)(p + 6 + d),
-				       __ATOMIC_RELAXED);
+		return __atomic_load_n(&key->func, __ATOMIC_RELAXED);
 	}
 	return NULL;
 #else
@@ -260,6 +283,8 @@ static int setup_calls(void)
 	}
 	printf("static calls (trampoline form, where its bytes jump):\n");
 	ret = CHECK_TRAMP(sc_call_plain, sc_target_plain);
+	if (!ret && present(C_SC_RP))
+		ret = CHECK_TRAMP(sc_call_retpoline, sc_target_retpoline);
 	if (!ret && present(C_SC_RT))
 		ret = CHECK_TRAMP(sc_call_rethunk, sc_target_rethunk);
 	if (!ret)
@@ -269,6 +294,8 @@ static int setup_calls(void)
 
 	snprintf(name_sc, sizeof(name_sc), "static_call (%s)",
 		 form_name(&STATIC_CALL_KEY(sc_call_plain)));
+	snprintf(name_sc_rp, sizeof(name_sc_rp), "static_call (%s), retpoline",
+		 form_name(&STATIC_CALL_KEY(sc_call_retpoline)));
 	snprintf(name_sc_rt, sizeof(name_sc_rt), "static_call (%s), rethunk",
 		 form_name(&STATIC_CALL_KEY(sc_call_rethunk)));
 	snprintf(name_libc_sc, sizeof(name_libc_sc),
@@ -294,7 +321,7 @@ DEFINE_STATIC_CALL(sc_upd, upd_a);
 DEFINE_STATIC_CALL_RET0(sc_upd_far, upd_a);
 
 struct update_cost {
-	const char *form;		/* of the trampoline, after the updates */
+	const char *form;	/* of the trampoline, after the updates */
 	unsigned int updates;
 	double median_us, min_us;
 	double batches, core_syncs, sites_patched;	/* per update */
@@ -312,7 +339,9 @@ static void stats_delta(struct ulsm_stats *d, const struct ulsm_stats *a,
 /*
  * Time @n updates of the static call @key/@tramp, alternating between @f[0]
  * and @f[1] (so that every update changes the target), and check after
- * each that a call reaches the new target: @arg must give @want[i].
+ * each that a call reaches the new target: @arg must give @want[0] or
+ * @want[1]. The untyped __static_call_update() is what static_call_update()
+ * expands to, minus the compile-time type check.
  */
 static int measure_updates(struct update_cost *uc, unsigned int n,
 			   struct static_call_key *key, void *tramp,
@@ -341,7 +370,8 @@ static int measure_updates(struct update_cost *uc, unsigned int n,
 		us[i] = (double)(bench_now_ns() - t0) / 1000.0;
 		if (ret) {
 			fprintf(stderr, "bench_static_call: static_call_update:"
-				" %s (%s)\n", strerror(-ret), ulsm_last_error());
+				" %s (%s)\n", strerror(-ret),
+				ulsm_last_error());
 		} else if (call(arg) != want[which]) {
 			fprintf(stderr, "bench_static_call: after update %u "
 				"the call returned %d, want %d\n", i,
@@ -409,13 +439,13 @@ static void print_ratio(const char *what, int a, int b, const char *note)
 {
 	if (!present(a) || !present(b))
 		return;
-	printf("  %-42s %6.3f (%+.3f ns/call)%s\n", what, ratio(a, b),
+	printf("  %-44s %6.3f (%+.3f ns/call)%s\n", what, ratio(a, b),
 	       cands[a].median_ns - cands[b].median_ns, note);
 }
 
 static void print_table(void)
 {
-	printf("%-36s %12s %12s %9s\n", "candidate", "median ns/call",
+	printf("%-36s %14s %12s %9s\n", "candidate", "median ns/call",
 	       "min ns/call", "x direct");
 	for (int i = 0; i < C_COUNT; i++) {
 		if (!present(i))
@@ -506,8 +536,10 @@ static int write_json(const char *path, int quick, unsigned long iters,
 	first = 1;
 	json_ratio(f, "static_call_vs_direct", C_SC, C_DIRECT, &first);
 	json_ratio(f, "fnptr_vs_static_call", C_FNPTR, C_SC, &first);
-	json_ratio(f, "retpoline_fnptr_vs_static_call", C_FNPTR_RP, C_SC,
-		   &first);
+	json_ratio(f, "retpoline_static_call_vs_retpoline_direct", C_SC_RP,
+		   C_DIRECT_RP, &first);
+	json_ratio(f, "retpoline_fnptr_vs_retpoline_static_call", C_FNPTR_RP,
+		   C_SC_RP, &first);
 	json_ratio(f, "rethunk_static_call_vs_rethunk_direct", C_SC_RT,
 		   C_DIRECT_RT, &first);
 	json_ratio(f, "rethunk_retpoline_fnptr_vs_rethunk_static_call",
@@ -566,12 +598,15 @@ int main(int argc, char **argv)
 	printf("ulsm static call benchmark: back end %s, %s\n",
 	       ulsm_backend(), SC_COMPILER);
 	printf("loops and target compiled per variant with:\n");
-	for (int v = 0; v < V_COUNT; v++)
-		printf("  %-10s %s\n", variant_name[v],
-		       !variant_flags[v] ? "(not built: the compiler lacks "
-					   "the flags)" :
-		       *variant_flags[v] ? variant_flags[v] :
-					   "(no extra flags)");
+	for (int v = 0; v < V_COUNT; v++) {
+		if (!variant_flags[v])
+			printf("  %-10s left out: %s\n", variant_name[v],
+			       variant_missing[v]);
+		else
+			printf("  %-10s %s\n", variant_name[v],
+			       *variant_flags[v] ? variant_flags[v] :
+						   "(no extra flags)");
+	}
 	if (!strcmp(ulsm_backend(), "generic"))
 		printf("(generic back end: a static call is a function-pointer"
 		       " call)\n");
@@ -630,15 +665,19 @@ int main(int argc, char **argv)
 		    ratio(C_SC, C_DIRECT) <= 1.3 ?
 		    "  within 1.3x" : "  NOT within 1.3x");
 	print_ratio("function pointer / static_call:", C_FNPTR, C_SC, "");
-	print_ratio("retpoline fnptr / static_call:", C_FNPTR_RP, C_SC, "");
-	print_ratio("rethunk: static_call / direct call:", C_SC_RT,
+	print_ratio("retpoline build: static_call / direct call:", C_SC_RP,
+		    C_DIRECT_RP, "");
+	print_ratio("retpoline build: fnptr / static_call:", C_FNPTR_RP,
+		    C_SC_RP, "");
+	print_ratio("rethunk build: static_call / direct call:", C_SC_RT,
 		    C_DIRECT_RT, "");
-	print_ratio("rethunk: retpoline fnptr / static_call:", C_FNPTR_RPRT,
+	print_ratio("rethunk build: fnptr / static_call:", C_FNPTR_RPRT,
 		    C_SC_RT, "");
 	print_ratio("libc abs: static_call / direct (PLT):", C_LIBC_SC,
 		    C_LIBC, "");
 
-	if (json && write_json(json, quick, iters, rounds, &in_reach, &out_reach))
+	if (json &&
+	    write_json(json, quick, iters, rounds, &in_reach, &out_reach))
 		return 1;
 	return 0;
 }

@@ -63,7 +63,8 @@ bench_loop void SC_SYM(loop_##how, VARIANT)(unsigned long n)		\
  * compiler, which could otherwise see that nobody in this file changes it
  * and hoist the load (or, with LTO, call the target directly).
  */
-#define SC_FNPTR	__atomic_load_n(&SC_SYM(fnptr, VARIANT), __ATOMIC_RELAXED)
+#define SC_FNPTR							\
+	__atomic_load_n(&SC_SYM(fnptr, VARIANT), __ATOMIC_RELAXED)
 
 SC_LOOP(inline, sc_abs)
 SC_LOOP(direct, SC_SYM(target, VARIANT))

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ulsm/ulsm.h>
+
 #ifndef ENOPARAM
 # define ENOPARAM 519
 #endif

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Module order, one rule at a time. A set is initialised once per process,
+ * so each case runs ulsm_lsm_init() in a child and reports the active list
+ * (and, for some, slot owners) through a pipe.
+ *
+ * The test modules (tests/lsm/test_lsm.h): capa is LSM_ORDER_FIRST, omega
+ * LSM_ORDER_LAST, gamma and delta exclusive, offmod disabled by default;
+ * MAX_LSM_COUNT is 3, so a fourth module does not fit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "test_lsm.h"
+
+struct result {
+	int ret;
+	char list[256];
+	char owners[256];	/* file_open slots 0..2 */
+};
+
+static struct result run(const char *order, const char *env, int fail_module)
+{
+	struct result r;
+	int fd[2];
+	pid_t pid;
+
+	memset(&r, 0, sizeof(r));
+	if (pipe(fd))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		if (env)
+			setenv("ULSM_LSM", env, 1);
+		else
+			unsetenv("ULSM_LSM");
+		if (fail_module >= 0)
+			tl_init_ret[fail_module] = -5;
+		tl_defaults();
+		r.ret = ulsm_lsm_init(&tl_hook_set, order);
+		snprintf(r.list, sizeof(r.list), "%s", ulsm_lsm_list(&tl_hook_set));
+		for (unsigned int s = 0; s < 3; s++) {
+			const struct lsm_id *id =
+				ulsm_lsm_slot_owner(&tl_hook_set, "file_open", s);
+			size_t n = strlen(r.owners);
+
+			snprintf(r.owners + n, sizeof(r.owners) - n, "%s%s",
+				 s ? "," : "", id ? id->name : "-");
+		}
+		if (write(fd[1], &r, sizeof(r)) != sizeof(r))
+			_exit(2);
+		_exit(0);
+	}
+	close(fd[1]);
+	if (read(fd[0], &r, sizeof(r)) != sizeof(r))
+		r.ret = -9999;
+	close(fd[0]);
+	waitpid(pid, NULL, 0);
+	return r;
+}
+
+static void check(const char *order, const char *env, int fail, const char *want,
+		  const char *why)
+{
+	struct result r = run(order, env, fail);
+
+	ok(r.ret == 0 && !strcmp(r.list, want), "%s: \"%s\" -> \"%s\" (got \"%s\", %d)",
+	   why, order ? order : env ? env : "(built-in)", want, r.list, r.ret);
+}
+
+int main(void)
+{
+	struct result r;
+
+	check("beta", NULL, -1, "capa,beta,omega",
+	      "first, the order string, then last");
+	check("beta,alpha", NULL, -1, "capa,beta,alpha",
+	      "order string order; the fourth module (omega) does not fit");
+	r = run("beta,alpha", NULL, -1);
+	is_int(strcmp(r.owners, "capa,beta,alpha"), 0,
+	       "slot order is module order (file_open slots: %s)", r.owners);
+	check("beta,beta", NULL, -1, "capa,beta,omega", "duplicates ignored");
+	check("nosuch,beta", NULL, -1, "capa,beta,omega", "unknown names ignored");
+	check(" beta , ", NULL, -1, "capa,beta,omega", "blanks and empty names ignored");
+	check("gamma,delta", NULL, -1, "capa,gamma,omega",
+	      "only the first exclusive module");
+	check("delta,gamma", NULL, -1, "capa,delta,omega",
+	      "... whichever comes first");
+	check("beta", NULL, -1, "capa,beta,omega", "modules not listed stay off");
+	check("beta,!omega", NULL, -1, "capa,beta", "!name removes a last module");
+	check("!capa,alpha", NULL, -1, "alpha,omega", "!name removes a first module");
+	check("alpha,beta,!alpha", NULL, -1, "capa,beta,omega",
+	      "!name removes a listed module");
+	check("omega,capa,beta", NULL, -1, "capa,beta,omega",
+	      "first and last modules are placed by their class only");
+	check("offmod,beta", NULL, -1, "capa,beta,omega",
+	      "a module disabled by default stays off");
+	check("beta,alpha", NULL, M_BETA, "capa,alpha,omega",
+	      "a module whose init fails stays off; the others go on");
+	check(NULL, "gamma", -1, "capa,gamma,omega", "ULSM_LSM when no order is given");
+	check("beta", "gamma", -1, "capa,beta,omega", "the argument beats ULSM_LSM");
+	check(NULL, NULL, -1, "capa,alpha,beta",
+	      "the built-in order (alpha,beta,gamma: gamma does not fit)");
+	check("", NULL, -1, "capa,alpha,beta", "an empty order means the default");
+
+	/* In this process: init twice, and bad arguments. */
+	tl_defaults();
+	is_int(ulsm_lsm_init(&tl_hook_set, "beta"), 0, "init");
+	is_int(ulsm_lsm_init(&tl_hook_set, "alpha"), -EALREADY,
+	       "a second init -> -EALREADY");
+	ok(!strcmp(ulsm_lsm_list(&tl_hook_set), "capa,beta,omega"),
+	   "and the first one stands: %s", ulsm_lsm_list(&tl_hook_set));
+	is_int(ulsm_lsm_init(NULL, "beta"), -EINVAL, "NULL set -> -EINVAL");
+	{
+		static struct lsm_info late = { .name = "late" };
+
+		is_int(ulsm_lsm_register(&late, &tl_hook_set), -EPERM,
+		       "registering a module after init -> -EPERM");
+	}
+	return done_testing();
+}
