@@ -26,6 +26,32 @@ struct ulsm_batch;
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/*
+ * The element of @base (n elements of @size bytes, sorted by the uintptr_t
+ * at offset @off) whose address is @addr, or NULL. Async-signal-safe: the
+ * breakpoint handler uses it.
+ */
+static inline const void *ulsm_find_addr(const void *base, size_t n,
+					 size_t size, size_t off,
+					 uintptr_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *e = (const char *)base + mid * size;
+		uintptr_t a = *(const uintptr_t *)(e + off);
+
+		if (a == addr)
+			return e;
+		if (a < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 /* --- errors and diagnostics (src/error.c) ------------------------------ */
 
 /* Record @err with a message for ulsm_last_error(); print it if debugging. */

@@ -6,6 +6,7 @@
  * point at the steps.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,19 +230,8 @@ int ulsm_batch_apply(struct ulsm_batch *b)
 static const struct ulsm_patch *batch_find(const struct ulsm_batch *b,
 					   uintptr_t addr)
 {
-	size_t lo = 0, hi = b->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->v[mid].addr == addr)
-			return &b->v[mid];
-		if (b->v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return ulsm_find_addr(b->v, b->n, sizeof(*b->v),
+			      offsetof(struct ulsm_patch, addr), addr);
 }
 
 static bool holds_breakpoint(uintptr_t addr)

@@ -10,6 +10,7 @@
  * dlopen/dlclose time, so copying is cheap enough.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,41 +118,20 @@ int ulsm_registry_for_key(const void *key,
 	return 0;
 }
 
+static const struct ulsm_site *lookup(const struct registry *r, uintptr_t addr)
+{
+	if (!r)
+		return NULL;
+	return ulsm_find_addr(r->by_addr, r->n, sizeof(*r->by_addr),
+			      offsetof(struct ulsm_site, addr), addr);
+}
+
 bool ulsm_registry_is_site(uintptr_t addr)
 {
-	const struct registry *r = __atomic_load_n(&current, __ATOMIC_SEQ_CST);
-	size_t lo = 0, hi;
-
-	if (!r)
-		return false;
-	hi = r->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->by_addr[mid].addr == addr)
-			return true;
-		if (r->by_addr[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return lookup(__atomic_load_n(&current, __ATOMIC_SEQ_CST), addr);
 }
 
 const struct ulsm_site *ulsm_registry_find(uintptr_t addr)
 {
-	const struct registry *r = current;
-	size_t lo = 0, hi = r ? r->n : 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->by_addr[mid].addr == addr)
-			return &r->by_addr[mid];
-		if (r->by_addr[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return lookup(current, addr);
 }

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/seqcheck.h - the completion check shared by the stress tests.
+ *
+ * The updater brackets each update with a sequence number: odd while the
+ * update runs, even once the update call has returned. A worker reads the
+ * sequence (acquire), does its work, then reads it again after an acquire
+ * fence (so that the work's own loads cannot move after the second read).
+ * If both reads saw the same even value, no update overlapped the work,
+ * and the work must see the state of that sequence number: a thread that
+ * observed an update's completion sees its effect.
+ *
+ * The updater waits for some worker progress between updates, so that a
+ * very fast update (one store on the generic back end) cannot outrun the
+ * workers.
+ */
+#ifndef ULSM_TESTS_SEQCHECK_H
+#define ULSM_TESTS_SEQCHECK_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+
+#include <ulsm/ulsm.h>
+
+#include "tap.h"
+
+struct seq_worker {
+	pthread_t thread;
+	unsigned long runs, strict, overlapped, wrong, invalid;
+};
+
+static unsigned long seq_progress;
+static int seq_stop;
+
+__attribute__((unused))
+static unsigned long seq_begin(const unsigned long *seq)
+{
+	return __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+}
+
+__attribute__((unused))
+static unsigned long seq_end(const unsigned long *seq)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+}
+
+/* Nothing overlapped the work between the two reads. */
+__attribute__((unused))
+static bool seq_stable(unsigned long s1, unsigned long s2)
+{
+	return s1 == s2 && !(s1 & 1);
+}
+
+/* Record one checked run; @expected is meaningful only when stable. */
+__attribute__((unused))
+static void seq_record(struct seq_worker *w, unsigned long s1, unsigned long s2,
+		       bool valid, bool as_expected)
+{
+	w->runs++;
+	if (!valid)
+		w->invalid++;
+	else if (seq_stable(s1, s2)) {
+		w->strict++;
+		if (!as_expected)
+			w->wrong++;
+	} else {
+		w->overlapped++;
+	}
+	__atomic_fetch_add(&seq_progress, 1, __ATOMIC_RELAXED);
+}
+
+__attribute__((unused))
+static bool seq_running(void)
+{
+	return !__atomic_load_n(&seq_stop, __ATOMIC_RELAXED);
+}
+
+/*
+ * Run @update(i) for i < n, each bracketed by the sequence @seq_of(i)
+ * returns; stop at the first failure and return 1, else 0.
+ */
+__attribute__((unused))
+static long seq_run_updates(long n, unsigned long *(*seq_of)(long i),
+			    int (*update)(long i), const char *what)
+{
+	for (long i = 0; i < n; i++) {
+		unsigned long seen = __atomic_load_n(&seq_progress,
+						     __ATOMIC_RELAXED);
+		unsigned long *seq = seq_of(i);
+		int ret;
+
+		while (__atomic_load_n(&seq_progress, __ATOMIC_RELAXED) == seen)
+			sched_yield();
+		__atomic_store_n(seq, *seq + 1, __ATOMIC_SEQ_CST);
+		ret = update(i);
+		__atomic_store_n(seq, *seq + 1, __ATOMIC_SEQ_CST);
+		if (ret) {
+			diag("%s %ld failed: %d (%s)", what, i, ret,
+			     ulsm_last_error());
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Start @n workers running @fn, each on its own struct seq_worker. */
+__attribute__((unused))
+static struct seq_worker *seq_start(long n, void *(*fn)(void *))
+{
+	struct seq_worker *w = calloc((size_t)n, sizeof(*w));
+
+	for (long i = 0; w && i < n; i++)
+		if (pthread_create(&w[i].thread, NULL, fn, &w[i]))
+			abort();
+	return w;
+}
+
+/* Stop and join the workers; their counts summed. */
+__attribute__((unused))
+static struct seq_worker seq_join(struct seq_worker *w, long n)
+{
+	struct seq_worker sum = { 0 };
+
+	__atomic_store_n(&seq_stop, 1, __ATOMIC_RELAXED);
+	for (long i = 0; i < n; i++) {
+		pthread_join(w[i].thread, NULL);
+		sum.runs += w[i].runs;
+		sum.strict += w[i].strict;
+		sum.overlapped += w[i].overlapped;
+		sum.wrong += w[i].wrong;
+		sum.invalid += w[i].invalid;
+	}
+	free(w);
+	return sum;
+}
+
+#endif /* ULSM_TESTS_SEQCHECK_H */
