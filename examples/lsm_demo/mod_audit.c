@@ -13,6 +13,7 @@
  * module with an lbs_cred, to show that each gets its own offset.
  * Remove it with --lsm 'labels,!audit'.
  */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "demo_lsm.h"

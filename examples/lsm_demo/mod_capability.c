@@ -39,7 +39,7 @@ static int cap_task_kill(const struct demo_cred *cred,
 	(void)sig;
 	if (cred->uid == 0 || cred->uid == target->uid)
 		return 0;
-	return demo_refuse(&capability_lsmid, -EPERM, "not its own task");
+	return demo_refuse(&capability_lsmid, -EPERM, "other user's task");
 }
 
 /* The kernel's cap_vm_enough_memory(): 1 grants the admin reserve. */

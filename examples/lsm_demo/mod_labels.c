@@ -116,7 +116,7 @@ static int labels_task_kill(const struct demo_cred *cred,
 	if (labels_cred(cred)->secid == LBL_USER &&
 	    labels_cred(target)->secid == LBL_ADMIN)
 		return demo_refuse(&labels_lsmid, -EACCES,
-				   "user may not signal admin");
+				   "target is admin");
 	return 0;
 }
 

@@ -21,7 +21,7 @@
 #define ULSM_LSM_BUILTIN_ORDER	"labels"
 #include "demo_lsm.h"
 
-/* ---- who refused ---------------------------------------------------- */
+/* ---- who refused ------------------------------------------------------ */
 
 static __thread struct demo_verdict verdict;
 
@@ -82,7 +82,7 @@ void security_cred_getsecid(const struct demo_cred *cred, uint32_t *secid)
 	call_void_hook(cred_getsecid, cred, secid);
 }
 
-/* ---- files -------------------------------------------------------------- */
+/* ---- files ------------------------------------------------------------ */
 
 int security_file_alloc(struct demo_file *file)
 {
@@ -153,7 +153,7 @@ int security_vm_enough_memory(const struct demo_cred *cred, long pages)
 		rc = lsm_hook_fn(scall, vm_enough_memory)(cred, pages);
 		if (rc <= 0) {
 			cap_sys_admin = 0;
-			/* Each slot knows its module: name it in the verdict. */
+			/* A slot knows its module: name it in the verdict */
 			withheld = scall->hl->lsmid;
 			break;
 		}
@@ -164,7 +164,7 @@ int security_vm_enough_memory(const struct demo_cred *cred, long pages)
 	return rc;
 }
 
-/* ---- attributes ----------------------------------------------------- */
+/* ---- attributes ------------------------------------------------------- */
 
 /* The first module that knows the secid answers (the kernel's rule). */
 int security_secid_to_secctx(uint32_t secid, char *buf, size_t len)
