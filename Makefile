@@ -146,7 +146,7 @@ $(BUILD)/tests/t_cxx.t: tests/cxx_headers.cc $(TEST_DEPS)
 $(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c) $(HEADERS) $(CONFIG_H)
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' \
-	    -e 's|@CFLAGS@|$(CPPFLAGS_ALL:-I%=-I$(CURDIR)/%) -std=gnu11 -Wall -Wextra|' $< > $@
+	    -e 's|@CFLAGS@|$(CPPFLAGS_ALL:-I%=-I$(CURDIR)/%) -I$(CURDIR)/tests -std=gnu11 -Wall -Wextra|' $< > $@
 	chmod +x $@
 
 $(BUILD)/tests/plugin_keys.so: tests/plugin_keys.c $(HEADERS) $(CONFIG_H) $(BUILD)/libulsm.so

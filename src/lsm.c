@@ -154,13 +154,31 @@ static bool removed(const char *order, const char *name)
 	return false;
 }
 
+/* Does @order name any module (not only "!name" removals)? */
+static bool names_modules(const char *order)
+{
+	for (const char *p = order; p && *p; ) {
+		size_t n = strcspn(p, ",");
+		const char *name = p;
+
+		while (n && (*name == ' ' || *name == '\t'))
+			name++, n--;
+		if (n && *name != '!')
+			return true;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
 static void parse_order(struct ulsm_lsm_state *st, const char *order,
-			const char *origin)
+			const char *removals, const char *origin)
 {
 	struct lsm_info *m;
 
 	for (m = st->modules; m; m = m->next)
-		if (m->order == LSM_ORDER_FIRST && !removed(order, m->name))
+		if (m->order == LSM_ORDER_FIRST && !removed(removals, m->name))
 			append(st, m, "first");
 
 	if (order) {
@@ -184,17 +202,18 @@ static void parse_order(struct ulsm_lsm_state *st, const char *order,
 			else if (m->order != LSM_ORDER_MUTABLE)
 				ulsm_debug("%s: %s is placed by its order "
 					   "class; ignored here", origin, m->name);
-			else if (!removed(order, m->name))
+			else if (!removed(removals, m->name))
 				append(st, m, origin);
 		}
 	} else {
 		for (m = st->modules; m; m = m->next)
-			if (m->order == LSM_ORDER_MUTABLE)
+			if (m->order == LSM_ORDER_MUTABLE &&
+			    !removed(removals, m->name))
 				append(st, m, origin);
 	}
 
 	for (m = st->modules; m; m = m->next)
-		if (m->order == LSM_ORDER_LAST && !removed(order, m->name))
+		if (m->order == LSM_ORDER_LAST && !removed(removals, m->name))
 			append(st, m, "last");
 
 	for (m = st->modules; m; m = m->next)
@@ -263,7 +282,7 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 {
 	struct ulsm_lsm_state *st;
 	struct lsm_info *exclusive = NULL, *m;
-	const char *origin = "argument";
+	const char *origin = "argument", *removals;
 	size_t count = 0;
 	int ret = 0;
 
@@ -285,9 +304,11 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		order = getenv("ULSM_LSM");
 		origin = "ULSM_LSM";
 	}
-	if (!order || !*order) {
+	removals = order;
+	if (!order || !*order || !names_modules(order)) {
+		/* Only "!name" entries: the default order, minus those. */
 		order = set->builtin_order;
-		origin = "built-in order";
+		origin = order ? "built-in order" : "every module";
 	}
 	for (m = st->modules; m; m = m->next)
 		count++;
@@ -296,7 +317,7 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		ret = -ENOMEM;
 		goto out;
 	}
-	parse_order(st, order, origin);
+	parse_order(st, order, removals, origin);
 
 	/* The kernel's lsm_allowed / prepare_lsm, then initialize_lsm. */
 	for (size_t i = 0; i < st->nordered; i++) {
@@ -572,6 +593,24 @@ ULSM_API const char *ulsm_lsm_list(struct ulsm_hook_set *set)
 	s = set->state && set->state->list ? set->state->list : "";
 	unlock();
 	return s;
+}
+
+ULSM_API int ulsm_lsm_module_active(struct ulsm_hook_set *set, const char *name)
+{
+	struct lsm_info *m;
+	int ret;
+
+	if (!set || !name)
+		return ulsm_error(-EINVAL, "ulsm_lsm_module_active: bad arguments");
+	lock();
+	m = set->state ? find_module(set->state, name, strlen(name)) : NULL;
+	if (!m)
+		ret = ulsm_error(-ENOENT, "set %s has no module %s", set->name,
+				 name);
+	else
+		ret = m->ulsm_state == MOD_ACTIVE;
+	unlock();
+	return ret;
 }
 
 ULSM_API const struct lsm_id *ulsm_lsm_slot_owner(struct ulsm_hook_set *set,

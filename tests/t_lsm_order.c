@@ -95,6 +95,11 @@ int main(void)
 	check("!capa,alpha", NULL, -1, "alpha,omega", "!name removes a first module");
 	check("alpha,beta,!alpha", NULL, -1, "capa,beta,omega",
 	      "!name removes a listed module");
+	check("!alpha", NULL, -1, "capa,beta,gamma",
+	      "only removals: the built-in order (alpha,beta,gamma) minus alpha "
+	      "(omega does not fit)");
+	check(NULL, "!capa", -1, "alpha,beta,gamma",
+	      "only removals in ULSM_LSM too");
 	check("omega,capa,beta", NULL, -1, "capa,beta,omega",
 	      "first and last modules are placed by their class only");
 	check("offmod,beta", NULL, -1, "capa,beta,omega",
@@ -114,6 +119,10 @@ int main(void)
 	       "a second init -> -EALREADY");
 	ok(!strcmp(ulsm_lsm_list(&tl_hook_set), "capa,beta,omega"),
 	   "and the first one stands: %s", ulsm_lsm_list(&tl_hook_set));
+	is_int(ulsm_lsm_module_active(&tl_hook_set, "beta"), 1, "beta is active");
+	is_int(ulsm_lsm_module_active(&tl_hook_set, "alpha"), 0, "alpha is not");
+	is_int(ulsm_lsm_module_active(&tl_hook_set, "nosuch"), -ENOENT,
+	       "no such module -> -ENOENT");
 	is_int(ulsm_lsm_init(NULL, "beta"), -EINVAL, "NULL set -> -EINVAL");
 	{
 		static struct lsm_info late = { .name = "late" };

@@ -26,7 +26,7 @@
  *   lsm_demo --lsm labels              the default
  *   lsm_demo --lsm 'labels,!audit'     no audit log
  *   lsm_demo --lsm '!capability,labels'  labels alone decides
- *   lsm_demo --lsm '!audit'            capability only: labels not listed
+ *   lsm_demo --lsm '!audit'            the default order without audit
  *   ULSM_LSM=labels ULSM_DEBUG=1 lsm_demo   the library explains itself
  */
 #include <errno.h>

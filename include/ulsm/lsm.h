@@ -149,10 +149,13 @@ int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set);
  * ulsm_lsm_init - order the modules, lay out blobs, run their init
  * @set:   the hook set
  * @order: comma-separated module names (the kernel's lsm=), "!name" to
- *         drop one; NULL: $ULSM_LSM, else the set's built-in order
+ *         drop one; NULL: $ULSM_LSM, else the set's built-in order. An
+ *         order of removals only ("!audit") means the default order (the
+ *         built-in one, else every module) minus those.
  *
  * A module whose init fails, or whose hooks do not fit, stays off; the
- * others are initialised regardless.
+ * others are initialised regardless (as in the kernel): ask
+ * ulsm_lsm_module_active() or ulsm_lsm_list() what came up.
  * Return: 0, -EALREADY if already initialised, -ENOMEM.
  */
 int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order);
@@ -198,7 +201,10 @@ int ulsm_lsm_allow_toggle(struct ulsm_hook_set *set);
  * @enable: on or off
  *
  * Safe while other threads dispatch: a dispatcher sees each slot on or
- * off, never a half-patched slot; the callbacks stay in place.
+ * off, never a half-patched slot; the callbacks stay in place. While off,
+ * the module misses every hook, its alloc hooks included: objects created
+ * meanwhile carry a zeroed part of the blob for it. ulsm_lsm_list() still
+ * names it.
  * Return: 0, -ENOENT (no such active module), -EPERM (not allowed), or a
  * patching error.
  */
@@ -211,6 +217,17 @@ int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name, bool enable);
  * What /sys/kernel/security/lsm shows. Return: a string owned by the set.
  */
 const char *ulsm_lsm_list(struct ulsm_hook_set *set);
+
+/**
+ * ulsm_lsm_module_active - did a module come up?
+ * @set:  the hook set
+ * @name: the module's name
+ *
+ * A module toggled off by ulsm_lsm_toggle() is still active (its
+ * callbacks keep their slots). Return: 1, 0 (off, failed, not listed),
+ * -ENOENT (no such module) or -EINVAL.
+ */
+int ulsm_lsm_module_active(struct ulsm_hook_set *set, const char *name);
 
 /**
  * ulsm_lsm_slot_owner - which module sits in a slot

@@ -157,10 +157,24 @@ do {									\
 #define ulsm_lsm_hook_init(SET, NAME, CALLBACK)				\
 	{ .scalls = ULSM__CAT(SET, _lsm_sealed).table.NAME,		\
 	  .hook = { .NAME = CALLBACK } }
+#ifdef __cplusplus
+# define ULSM__CHECK_HOOKS(SET, hooks)	((void)0)
+#else
+/* Hooks of another set would only fail at run time: refuse to compile. */
+# define ULSM__CHECK_HOOKS(SET, hooks)					\
+	ULSM__STATIC_ASSERT(__builtin_types_compatible_p(		\
+		__typeof__((hooks)[0]), struct SET##_hook_list),	\
+		"security_add_hooks: these hooks belong to another set")
+#endif
 #define ulsm_security_add_hooks_to(SET, hooks, count, lsmid)		\
-	ulsm_security_add_hooks(&ULSM__CAT(SET, _hook_set),		\
+	ULSM__ADD_HOOKS(SET, hooks, count, lsmid)
+#define ULSM__ADD_HOOKS(SET, hooks, count, lsmid)			\
+({									\
+	ULSM__CHECK_HOOKS(SET, hooks);					\
+	ulsm_security_add_hooks(&SET##_hook_set,			\
 				(struct security_hook_list *)(void *)(hooks), \
-				(count), (lsmid))
+				(count), (lsmid));			\
+})
 
 #define call_int_hook(HOOK, ...)					\
 	ulsm_call_int_hook(ULSM_LSM_SET, HOOK, __VA_ARGS__)
