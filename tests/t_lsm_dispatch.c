@@ -90,16 +90,8 @@ static int getselfattr(char *out, size_t len)
 /* security_file_alloc: blob, alloc hooks, and on failure every free hook. */
 static int file_alloc(struct t_file *f)
 {
-	int rc = ulsm_lsm_blob_alloc(&tl_hook_set, ULSM_BLOB_FILE, &f->security);
-
-	if (rc)
-		return rc;
-	rc = call_int_hook(file_alloc_security, f);
-	if (rc) {
-		call_void_hook(file_free_security, f);
-		ulsm_lsm_blob_free(&f->security);
-	}
-	return rc;
+	return lsm_alloc_blob_hooks(ULSM_BLOB_FILE, &f->security,
+				    file_alloc_security, file_free_security, f);
 }
 
 int main(void)
@@ -211,7 +203,10 @@ int main(void)
 
 	is_int(file_alloc(&f), 0, "file_alloc: every module agrees");
 	ok(f.security != NULL, "  the blob is there");
-	ulsm_lsm_blob_free(&f.security);
+	tl_trace_reset();
+	lsm_free_blob_hooks(&f.security, file_free_security, &f);
+	ok(f.security == NULL && strstr(tl_trace, "beta:file_free_security"),
+	   "  freed, after every free hook: %s", tl_trace);
 	RET(M_BETA, file_alloc_security) = -ENOMEM;
 	tl_trace_reset();
 	is_int(file_alloc(&f), -ENOMEM, "file_alloc: beta fails -> -ENOMEM");

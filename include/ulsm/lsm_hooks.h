@@ -176,6 +176,41 @@ do {									\
 				(count), (lsmid));			\
 })
 
+/*
+ * The kernel's allocation pattern (security_file_alloc and friends): a
+ * zeroed blob of @TYPE in *@blobp, then the modules' ALLOC hook; if one
+ * fails, every module's FREE hook runs and the blob is freed. Evaluates to
+ * 0 or the error. The FREE form runs the FREE hooks, then frees the blob.
+ */
+#define ulsm_lsm_alloc_blob_hooks(SET, TYPE, blobp, ALLOC, FREE, ...)	\
+	ULSM__ALLOC_BLOB_HOOKS(SET, TYPE, blobp, ALLOC, FREE, __VA_ARGS__)
+#define ulsm_lsm_free_blob_hooks(SET, blobp, FREE, ...)		\
+	ULSM__FREE_BLOB_HOOKS(SET, blobp, FREE, __VA_ARGS__)
+#define ULSM__ALLOC_BLOB_HOOKS(SET, TYPE, blobp, ALLOC, FREE, ...)	\
+({									\
+	int ulsm__r = ulsm_lsm_blob_alloc(&SET##_hook_set, (TYPE),	\
+					  (void **)(blobp));		\
+	if (!ulsm__r) {							\
+		ulsm__r = ULSM__CALL_INT_HOOK(SET, ALLOC, __VA_ARGS__);	\
+		if (ulsm__r) {						\
+			ULSM__CALL_VOID_HOOK(SET, FREE, __VA_ARGS__);	\
+			ulsm_lsm_blob_free((void **)(blobp));		\
+		}							\
+	}								\
+	ulsm__r;							\
+})
+#define ULSM__FREE_BLOB_HOOKS(SET, blobp, FREE, ...)			\
+do {									\
+	ULSM__CALL_VOID_HOOK(SET, FREE, __VA_ARGS__);			\
+	ulsm_lsm_blob_free((void **)(blobp));				\
+} while (0)
+
+#define lsm_alloc_blob_hooks(TYPE, blobp, ALLOC, FREE, ...)		\
+	ulsm_lsm_alloc_blob_hooks(ULSM_LSM_SET, TYPE, blobp, ALLOC, FREE, \
+				  __VA_ARGS__)
+#define lsm_free_blob_hooks(blobp, FREE, ...)				\
+	ulsm_lsm_free_blob_hooks(ULSM_LSM_SET, blobp, FREE, __VA_ARGS__)
+
 #define call_int_hook(HOOK, ...)					\
 	ulsm_call_int_hook(ULSM_LSM_SET, HOOK, __VA_ARGS__)
 #define call_void_hook(HOOK, ...)					\
