@@ -141,7 +141,7 @@ $(BUILD)/tests/t_key_semantics_nopie.t: tests/t_key_semantics.c $(TEST_DEPS)
 
 $(BUILD)/tests/t_cxx.t: tests/cxx_headers.cc $(TEST_DEPS)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS_ALL) $(CXXFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+	$(CXX) $(CPPFLAGS_ALL) -Itests $(CXXFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
 $(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c) $(HEADERS) $(CONFIG_H)
 	@mkdir -p $(dir $@)
@@ -206,10 +206,54 @@ $(BUILD)/bench/bench_static_call: bench/bench_static_call.c bench/bench.h $(SC_O
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -o $@ $< $(SC_OBJS) $(STATIC_LIB) $(LDLIBS_ALL)
 
+# The hook benchmark dispatches the same hooks to the same callbacks three
+# ways (bench/hk_bench.h): the linked lists the seed replaced, ulsm, and
+# hard-coded direct calls. Each of its sources is compiled once per variant
+# like the static-call loops above, with the same flags and the same
+# -DVARIANT/-DSC_FLAGS, so that callbacks and dispatch code alike carry the
+# variant's mitigations.
+HK_SRCS		:= hk_mods hk_ulsm hk_base hk_limit hk_loops
+HK_OBJS		:= $(foreach v,$(SC_VARIANTS),$(foreach s,$(HK_SRCS),$(BUILD)/bench/$(s)-$(v).o))
+HK_DEPS		:= bench/hk_bench.h bench/hk_set.h bench/bench_hook_defs.h bench/bench.h bench/sc_bench.h $(HEADERS) $(CONFIG_H)
+HK_CC		= $(CC) $(CPPFLAGS_ALL) -Ibench -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS)
+
+$(BUILD)/bench/hk_mods-%.o: bench/hk_mods.c $(HK_DEPS)
+	@mkdir -p $(dir $@)
+	$(HK_CC) $(call sc_variant_cflags,$*) -c $< -o $@
+
+$(BUILD)/bench/hk_ulsm-%.o: bench/hk_ulsm.c $(HK_DEPS)
+	@mkdir -p $(dir $@)
+	$(HK_CC) $(call sc_variant_cflags,$*) -c $< -o $@
+
+$(BUILD)/bench/hk_base-%.o: bench/hk_base.c $(HK_DEPS)
+	@mkdir -p $(dir $@)
+	$(HK_CC) $(call sc_variant_cflags,$*) -c $< -o $@
+
+$(BUILD)/bench/hk_limit-%.o: bench/hk_limit.c $(HK_DEPS)
+	@mkdir -p $(dir $@)
+	$(HK_CC) $(call sc_variant_cflags,$*) -c $< -o $@
+
+$(BUILD)/bench/hk_loops-%.o: bench/hk_loops.c $(HK_DEPS)
+	@mkdir -p $(dir $@)
+	$(HK_CC) $(call sc_variant_cflags,$*) -c $< -o $@
+
+$(BUILD)/bench/bench_hooks: bench/bench_hooks.c $(HK_OBJS) $(HK_DEPS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(HK_CC) -o $@ $< $(HK_OBJS) $(STATIC_LIB) $(LDLIBS_ALL) -lm
+
+# bench_hooks runs itself under callgrind for instruction counts when
+# valgrind is installed (BENCH_ARGS=--no-callgrind skips that), and writes
+# the data and gnuplot script of its chart, drawn here if gnuplot is there.
 BENCH_ARGS	?=
-bench: $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call
+bench: $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_hooks
 	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json
 	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json
+	$(EMU) $(BUILD)/bench/bench_hooks $(BENCH_ARGS) --json $(BUILD)/bench/hooks.json --plot $(BUILD)/bench/hooks
+	@if command -v gnuplot >/dev/null 2>&1; then \
+		gnuplot $(BUILD)/bench/hooks.gp && echo "chart: $(BUILD)/bench/hooks.png"; \
+	else \
+		echo "gnuplot not installed: chart $(BUILD)/bench/hooks.png skipped (apt-get install gnuplot-nox)"; \
+	fi
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)

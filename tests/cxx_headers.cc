@@ -6,13 +6,26 @@
 #include <ulsm/arch.h>
 #include <ulsm/jump_label.h>
 #include <ulsm/object.h>
+#include <ulsm/static_call.h>
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
+#include <ulsm/unroll.h>
+#include <ulsm/lsm.h>
+
+/* A hook set's declarations (its defining unit must be C). */
+#define ULSM_LSM_SET		cxxnet
+#define ULSM_LSM_HOOK_DEFS	"lsm/net_hook_defs.h"
+#define MAX_LSM_COUNT		2
+#include <ulsm/lsm_hooks.h>
 
 #include <cstdio>
 
 DEFINE_STATIC_KEY_FALSE(cxx_false);
 DEFINE_STATIC_KEY_TRUE(cxx_true);
+
+static int twice(int x) { return 2 * x; }
+static int thrice(int x) { return 3 * x; }
+DEFINE_STATIC_CALL(cxx_call, twice);
 
 static int checks, failed;
 
@@ -47,6 +60,10 @@ int main()
 	check(sites() == (1 | 2), "both keys flipped");
 	check(static_key_enabled(&cxx_false) && !static_key_enabled(&cxx_true),
 	      "static_key_enabled from C++");
+	check(static_call(cxx_call)(2) == 4, "static_call from C++");
+	check(static_call_update(cxx_call, thrice) == 0, "static_call_update from C++");
+	check(static_call(cxx_call)(2) == 6, "the new target");
+	check(cxxnet_nhooks == 2, "a hook set's declarations compile in C++");
 	std::printf("1..%d\n", checks);
 	return failed != 0;
 }

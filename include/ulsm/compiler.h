@@ -12,6 +12,13 @@
 # error "ulsm needs GNU C extensions (gcc or clang)"
 #endif
 
+/* For symbols named in assembly (trampolines): never mangled. */
+#ifdef __cplusplus
+# define ULSM__EXTERN		extern "C"
+#else
+# define ULSM__EXTERN		extern
+#endif
+
 #ifdef __cplusplus
 # define ULSM__EXTERN_C_BEGIN	extern "C" {
 # define ULSM__EXTERN_C_END	}

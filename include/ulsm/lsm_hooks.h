@@ -300,7 +300,7 @@ extern struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set);
 
 /* Each slot's trampoline (a declaration; the defining unit emits it). */
 #define ULSM__DECL_SLOT(NUM, SET, NAME)					\
-	extern ULSM__P(SET, _hook_fn_##NAME)				\
+	ULSM__EXTERN ULSM__P(SET, _hook_fn_##NAME)			\
 		STATIC_CALL_TRAMP(ULSM__SLOT_NAME(SET, NAME, NUM));
 #define ULSM__DECL_SLOTS(SET, NAME)					\
 	UNROLL(MAX_LSM_COUNT, ULSM__DECL_SLOT, SET, NAME)

@@ -116,8 +116,8 @@ const char *ulsm_static_call_form_name(int form);
 ULSM__EXTERN_C_END
 
 #define DECLARE_STATIC_CALL(name, func)					\
-	extern struct static_call_key STATIC_CALL_KEY(name);		\
-	extern __typeof__(func) STATIC_CALL_TRAMP(name)
+	ULSM__EXTERN struct static_call_key STATIC_CALL_KEY(name);	\
+	ULSM__EXTERN __typeof__(func) STATIC_CALL_TRAMP(name)
 
 #define static_call_query(name)						\
 	((__typeof__(&STATIC_CALL_TRAMP(name)))				\
@@ -127,7 +127,7 @@ ULSM__EXTERN_C_END
 
 #define ULSM__SC_DEFINE(name, func, init, tramp_asm)			\
 	DECLARE_STATIC_CALL(name, func);				\
-	extern __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN;	\
+	ULSM__EXTERN __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN; \
 	struct static_call_key STATIC_CALL_KEY(name) = { (void *)(init), 0 }; \
 	tramp_asm;							\
 	__attribute__((used, section("ulsm_call_table"), aligned(8)))	\
@@ -150,8 +150,8 @@ ULSM__EXTERN_C_END
  * update it with __static_call_update(keyp, STATIC_CALL_TRAMP_ADDR(name), f).
  */
 #define ULSM_DEFINE_STATIC_CALL_NULL_KEYED(name, func, keyp)		\
-	extern __typeof__(func) STATIC_CALL_TRAMP(name);		\
-	extern __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN;	\
+	ULSM__EXTERN __typeof__(func) STATIC_CALL_TRAMP(name);		\
+	ULSM__EXTERN __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN; \
 	ULSM__ARCH_SC_TRAMP_NULL(name);					\
 	__attribute__((used, section("ulsm_call_table"), aligned(8)))	\
 	static struct ulsm_call_entry ULSM__SC_ENTRY(name) = {		\
@@ -182,7 +182,7 @@ ULSM__EXTERN_C_END
 	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_RELAXED))
 
 #define ULSM_DEFINE_STATIC_CALL_NULL_KEYED(name, func, keyp)		\
-	extern __typeof__(func) STATIC_CALL_TRAMP(name)
+	ULSM__EXTERN __typeof__(func) STATIC_CALL_TRAMP(name)
 /*
  * Acquire: the hook framework stores a slot's target before it enables the
  * slot's key, and a dispatcher that saw the key on must see the target.

@@ -97,8 +97,19 @@ ulsm__l_done:								\
 			ULSM__STR(STATIC_CALL_TRAMP(name)) "\n\t"	\
 		".popsection")
 
-#define ULSM__ARCH_SC_TRAMP(name, func)					\
+#ifdef __cplusplus
+/*
+ * C++ mangles (or hides) the target's name, so the assembly cannot name
+ * it: the trampoline starts as "ret" and the object's constructor points
+ * it at the key's target (C code gets the target's address from the
+ * compiler). Calls made before that constructor return without calling.
+ */
+# define ULSM__ARCH_SC_TRAMP(name, func)				\
+	ULSM__SC_TRAMP_ASM(name, "ret")
+#else
+# define ULSM__ARCH_SC_TRAMP(name, func)				\
 	ULSM__SC_TRAMP_ASM(name, "jmp " #func "@PLT")
+#endif
 #define ULSM__ARCH_SC_TRAMP_NULL(name)					\
 	ULSM__SC_TRAMP_ASM(name, "ret")
 #define ULSM__ARCH_SC_TRAMP_RET0(name)					\
