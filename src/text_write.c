@@ -87,6 +87,17 @@ out:
 	return ret;
 }
 
+/*
+ * Byte by byte: a single-byte store is what the protocol relies on. Not
+ * instrumented: sanitizers keep no shadow for the text they would check.
+ */
+__attribute__((no_sanitize("address", "thread", "undefined"), noinline))
+static void store_text(uintptr_t addr, const uint8_t *bytes, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		((volatile uint8_t *)addr)[i] = bytes[i];
+}
+
 static int mprotect_write_page(uintptr_t addr, const uint8_t *bytes, size_t len)
 {
 	uintptr_t page = addr & ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
@@ -98,9 +109,7 @@ static int mprotect_write_page(uintptr_t addr, const uint8_t *bytes, size_t len)
 		return ret;
 	if (mprotect((void *)page, psz, prot | PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -errno;
-	/* Byte by byte: a single-byte store is what the protocol relies on. */
-	for (size_t i = 0; i < len; i++)
-		((volatile uint8_t *)addr)[i] = bytes[i];
+	store_text(addr, bytes, len);
 	if (mprotect((void *)page, psz, prot))
 		ulsm_die("cannot restore the protection of %#lx", (unsigned long)page);
 	return 0;

@@ -19,7 +19,7 @@ const struct lsm_id tl_ids[M_N] = {
 };
 int tl_ret[M_N][tl_nhooks];
 int tl_init_ret[M_N];
-char tl_trace[4096];
+__thread char tl_trace[4096];	/* per thread: stress tests dispatch in many */
 
 void tl_trace_reset(void)
 {

@@ -46,7 +46,7 @@ extern int tl_init_ret[M_N];		/* what each init returns */
 extern struct lsm_blob_sizes tl_blobs_alpha, tl_blobs_beta;
 
 /* The trace of callbacks, "alpha:file_open beta:file_open ...". */
-extern char tl_trace[4096];
+extern __thread char tl_trace[4096];
 void tl_trace_reset(void);
 void tl_defaults(void);
 
