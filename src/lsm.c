@@ -47,7 +47,17 @@ struct ulsm_lsm_state {
 static pthread_mutex_t lsm_lock;
 static pthread_once_t lsm_lock_once = PTHREAD_ONCE_INIT;
 
-static void lsm_lock_init(void)
+static void lsm_lock_take(void)
+{
+	pthread_mutex_lock(&lsm_lock);
+}
+
+static void lsm_lock_release(void)
+{
+	pthread_mutex_unlock(&lsm_lock);
+}
+
+static void lsm_lock_create(void)
 {
 	pthread_mutexattr_t a;
 
@@ -55,6 +65,18 @@ static void lsm_lock_init(void)
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&lsm_lock, &a);
 	pthread_mutexattr_destroy(&a);
+}
+
+static void lsm_lock_init(void)
+{
+	lsm_lock_create();
+	/*
+	 * As for the patch lock: a child must not inherit it held. The child
+	 * makes a new one rather than unlocking: a recursive mutex checks its
+	 * owner's thread id, which the forking thread no longer has there.
+	 */
+	if (pthread_atfork(lsm_lock_take, lsm_lock_release, lsm_lock_create))
+		ulsm_die("pthread_atfork failed");
 }
 
 static void lock(void)
