@@ -255,8 +255,14 @@ enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume)
 
 		*resume = back ? p->old.resume : p->new.resume;
 		action = ULSM_TRAP_EMULATE;
-	} else if ((p || ulsm_registry_is_site(addr)) && !holds_breakpoint(addr)) {
-		/* Late delivery: the patch is over, run what is there now. */
+	} else if (p || ulsm_registry_is_site(addr)) {
+		/*
+		 * Late delivery: the patch is over, run what is there now.
+		 * Also when the site holds a breakpoint that no published
+		 * batch covers: a batch published and wrote it after we read
+		 * the pointer above. Re-executing traps again, and the next
+		 * look finds that batch.
+		 */
 		action = ULSM_TRAP_REWIND;
 	}
 	ulsm_handler_leave(&ulsm_trap_quiesce);

@@ -131,6 +131,21 @@ int main(void)
 	is_int(find_sites(&tk, sites, NULL, 4), 2, "two sites of the key");
 	is_int(ulsm_trap_lookup(sites[0], &resume), TRAP_REWIND,
 	       "registered site without breakpoint: rewind (late trap)");
+	{
+		/*
+		 * The race found by the hook benchmark: the handler read the
+		 * batch pointer (none), then a batch was published and wrote
+		 * its breakpoint. A registered site with a breakpoint and no
+		 * batch must be re-executed, not passed on (which killed the
+		 * process).
+		 */
+		uint8_t saved = *(const uint8_t *)sites[0], bp = 0xcc;
+
+		is_int(poke_text(sites[0], &bp, 1), 0, "a breakpoint, no batch");
+		is_int(ulsm_trap_lookup(sites[0], &resume), TRAP_REWIND,
+		       "registered site, breakpoint, no batch: rewind");
+		is_int(poke_text(sites[0], &saved, 1), 0, "restored");
+	}
 	is_int(ulsm_trap_lookup(sites[0] + 1, &resume), TRAP_NOT_OURS,
 	       "inside a site: not ours");
 	is_int(ulsm_trap_lookup((uintptr_t)main, &resume), TRAP_NOT_OURS,
