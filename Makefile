@@ -290,7 +290,10 @@ install: all
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libulsm.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_NAME)
 	ln -sf $(SHARED_NAME) $(DESTDIR)$(LIBDIR)/libulsm.so
-	install -m 644 $(BUILD)/ulsm.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	# Written here, not in $(BUILD): PREFIX may differ from the build's.
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    ulsm.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ulsm.pc
 
 clean:
 	rm -rf $(BUILD)
