@@ -63,6 +63,17 @@ void ulsm_init(void)
 	pthread_once(&init_once, init);
 }
 
+/*
+ * Also before main(), while the process has one thread: a fork() racing
+ * with a first-time initialisation in another thread would leave the child
+ * waiting on a once-control copied mid-way (glibc's pthread_once copes;
+ * ThreadSanitizer's replacement does not, and t_fork hung under it).
+ */
+__attribute__((constructor)) static void init_early(void)
+{
+	ulsm_init();
+}
+
 ULSM_API int ulsm_set_sync_mode(enum ulsm_sync_mode mode)
 {
 	int ret;
