@@ -8,26 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "maps.h"
 #include "stress.h"
-
-static int rwx_mappings(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char perms[5] = "";
-
-		if (sscanf(line, "%*x-%*x %4s", perms) == 1 &&
-		    perms[1] == 'w' && perms[2] == 'x')
-			n++;
-	}
-	fclose(f);
-	return n;
-}
 
 int main(int argc, char **argv)
 {

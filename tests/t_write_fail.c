@@ -18,6 +18,7 @@
 #include <ulsm/ulsm.h>
 
 #include "sites.h"
+#include "maps.h"
 #include "tap.h"
 
 #ifndef PR_SET_MDWE
@@ -49,25 +50,6 @@ static int all_sites(int on)
 		if ((on ^ branch[i]) ? !is_jmp5(sites[i]) : !is_nop5(sites[i]))
 			return 0;
 	return s1() == on && s2() == on && s3() == on;
-}
-
-static int rwx_mappings(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char perms[5] = "";
-
-		if (sscanf(line, "%*x-%*x %4s", perms) == 1 &&
-		    perms[1] == 'w' && perms[2] == 'x')
-			n++;
-	}
-	fclose(f);
-	return n;
 }
 
 static void fault_at_every_write(int from)
