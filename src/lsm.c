@@ -397,20 +397,93 @@ static bool valid_hook(struct ulsm_hook_set *set,
 	       (p - lo) % stride == 0;
 }
 
+/*
+ * A change to a set's slots, planned before it is queued: @on holds every
+ * slot's key as it will be after the batch, @tail every tail key. Tail key
+ * i of a hook is on while slots i and after of that hook are all off
+ * (<ulsm/lsm_hooks.h>): the dispatch ends there with one jmp.
+ */
+struct slot_plan {
+	struct ulsm_hook_set *set;
+	size_t n;
+	bool *on;
+	bool *tail;
+};
+
+/* Start from the slots as they are now. */
+static int plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
+{
+	p->set = set;
+	p->n = set->nhooks * set->slots;
+	p->on = calloc(2 * p->n + 1, sizeof(*p->on));
+	if (!p->on)
+		return -ENOMEM;
+	p->tail = p->on + p->n;
+	for (size_t i = 0; i < p->n; i++)
+		p->on[i] = set->table[i].active->key.enabled > 0;
+	return 0;
+}
+
+static void plan_end(struct slot_plan *p)
+{
+	free(p->on);
+	p->on = p->tail = NULL;
+}
+
+static size_t plan_index(const struct slot_plan *p,
+			 const struct lsm_static_call *s)
+{
+	return (size_t)(s - p->set->table);
+}
+
+/* Queue the tail keys that the planned slot states move. */
+static int plan_queue_tails(struct slot_plan *p, struct ulsm_batch *b)
+{
+	unsigned int slots = p->set->slots;
+	int ret = 0;
+
+	for (size_t h = 0; h < p->set->nhooks && !ret; h++) {
+		bool empty = true;
+
+		for (unsigned int j = slots; j-- > 0 && !ret;) {
+			size_t i = h * slots + j;
+			struct static_key *k = &p->set->tails[i].key;
+
+			empty = empty && !p->on[i];
+			p->tail[i] = empty;
+			if ((k->enabled > 0) != empty)
+				ret = ulsm_key_queue(k, !empty, empty, b);
+		}
+	}
+	return ret;
+}
+
+/* After the batch: the keys' counts say what their sites now do. */
+static void plan_commit_tails(const struct slot_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		__atomic_store_n(&p->set->tails[i].key.enabled, p->tail[i],
+				 __ATOMIC_RELEASE);
+}
+
 /* Fill @n planned slots in one batch: static calls, then keys. */
-static int fill_slots(struct lsm_static_call **slot, void **fn, int n)
+static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
+		      void **fn, int n)
 {
 	struct ulsm_batch b = ULSM_BATCH_INIT;
+	struct slot_plan plan;
 	bool *first = calloc((size_t)n + 1, sizeof(*first));
 	int ret;
 
-	if (!first)
-		return -ENOMEM;
-	ret = ulsm_lock();
-	if (ret) {
+	if (!first || plan_begin(&plan, set)) {
 		free(first);
-		return ret;
+		return -ENOMEM;
 	}
+	for (int i = 0; i < n; i++)
+		plan.on[plan_index(&plan, slot[i])] = true;
+	ret = ulsm_lock();
+	if (ret)
+		goto out;
 	for (int i = 0; i < n && !ret; i++)
 		if (arch_protocol != ULSM_PROTO_NONE)
 			ret = ulsm_call_queue(slot[i]->key,
@@ -418,6 +491,8 @@ static int fill_slots(struct lsm_static_call **slot, void **fn, int n)
 					      fn[i], &b, &first[i]);
 	for (int i = 0; i < n && !ret; i++)
 		ret = ulsm_key_queue(&slot[i]->active->key, false, true, &b);
+	if (!ret)
+		ret = plan_queue_tails(&plan, &b);
 	if (!ret) {
 		for (int i = 0; i < n; i++)
 			if (first[i] || arch_protocol == ULSM_PROTO_NONE)
@@ -431,9 +506,13 @@ static int fill_slots(struct lsm_static_call **slot, void **fn, int n)
 				__atomic_store_n(&slot[i]->active->key.enabled, 1,
 						 __ATOMIC_RELEASE);
 		}
+		if (!ret)
+			plan_commit_tails(&plan);
 	}
 	ulsm_unlock();
+out:
 	ulsm_batch_free(&b);
+	plan_end(&plan);
 	free(first);
 	return ret;
 }
@@ -492,7 +571,7 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 		slot[i] = &s[j];
 		fn[i] = hooks[i].hook.lsm_callback;
 	}
-	ret = fill_slots(slot, fn, count);
+	ret = fill_slots(set, slot, fn, count);
 	if (!ret)
 		for (int i = 0; i < count; i++) {
 			hooks[i].lsmid = lsmid;
@@ -557,10 +636,16 @@ ULSM_API int ulsm_lsm_allow_toggle(struct ulsm_hook_set *set)
 	return ret;
 }
 
+static bool owned_by(const struct lsm_static_call *s, const char *name)
+{
+	return s->hl && !strcmp(s->hl->lsmid->name, name);
+}
+
 ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
 			     bool enable)
 {
 	struct ulsm_batch b = ULSM_BATCH_INIT;
+	struct slot_plan plan = { 0 };
 	struct lsm_info *m;
 	size_t n = set ? set->nhooks * set->slots : 0;
 	int ret;
@@ -579,28 +664,36 @@ ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
 				 set->name, name);
 		goto out;
 	}
+	ret = plan_begin(&plan, set);
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (owned_by(&set->table[i], name))
+			plan.on[i] = enable;
 	ret = ulsm_lock();
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < n && !ret; i++) {
 		struct lsm_static_call *s = &set->table[i];
 
-		if (s->hl && !strcmp(s->hl->lsmid->name, name) &&
-		    (s->active->key.enabled > 0) != enable)
+		if (owned_by(s, name) && (s->active->key.enabled > 0) != enable)
 			ret = ulsm_key_queue(&s->active->key, !enable, enable, &b);
 	}
 	if (!ret)
+		ret = plan_queue_tails(&plan, &b);
+	if (!ret)
 		ret = ulsm_batch_apply(&b);
-	for (size_t i = 0; i < n && !ret; i++) {
-		struct lsm_static_call *s = &set->table[i];
-
-		if (s->hl && !strcmp(s->hl->lsmid->name, name))
-			__atomic_store_n(&s->active->key.enabled, enable,
-					 __ATOMIC_RELEASE);
+	if (!ret) {
+		for (size_t i = 0; i < n; i++)
+			if (owned_by(&set->table[i], name))
+				__atomic_store_n(&set->table[i].active->key.enabled,
+						 enable, __ATOMIC_RELEASE);
+		plan_commit_tails(&plan);
 	}
 	ulsm_unlock();
-	ulsm_batch_free(&b);
 out:
+	ulsm_batch_free(&b);
+	plan_end(&plan);
 	unlock();
 	return ret;
 }

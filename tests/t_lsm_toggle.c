@@ -7,7 +7,9 @@
  * bracketed by the same even sequence number must match the state: a
  * thread that saw the toggle complete sees its effect.
  */
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "seqcheck.h"
 #include "tap.h"
@@ -44,6 +46,47 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* The callbacks file_open ran, in order, after toggling @name to @on. */
+static const char *after_toggle(const char *name, bool on)
+{
+	struct t_file f = { NULL, 0 };
+
+	if (ulsm_lsm_toggle(&tl_hook_set, name, on))
+		return "(toggle failed)";
+	tl_trace_reset();
+	(void)call_int_hook(file_open, &f);
+	return tl_trace;
+}
+
+/*
+ * A disabled module between enabled ones: the walk must jump over its slot
+ * and go on, and end at the first slot after which nothing is on.
+ */
+static void holes(void)
+{
+	static const struct {
+		const char *name;
+		bool on;
+		const char *trace;
+	} steps[] = {
+		{ "alpha", false, "capa:file_open beta:file_open" },
+		{ "capa", false, "beta:file_open" },
+		{ "beta", false, "" },
+		{ "alpha", true, "alpha:file_open" },
+		{ "beta", true, "alpha:file_open beta:file_open" },
+		{ "capa", true, "capa:file_open alpha:file_open beta:file_open" },
+	};
+
+	tl_ret[M_BETA][tl_hook_idx_file_open] = 0;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		const char *t = after_toggle(steps[i].name, steps[i].on);
+
+		ok(!strcmp(t, steps[i].trace), "%s %s: file_open runs \"%s\"",
+		   steps[i].name, steps[i].on ? "on" : "off", t);
+	}
+	tl_ret[M_BETA][tl_hook_idx_file_open] = -EACCES;
+}
+
 int main(int argc, char **argv)
 {
 	long toggles = arg_long(argc, argv, "--toggles", 1000);
@@ -62,6 +105,8 @@ int main(int argc, char **argv)
 	       "toggling an unknown module -> -ENOENT");
 	is_int(ulsm_lsm_toggle(&tl_hook_set, "omega", false), -ENOENT,
 	       "toggling a module that is not active -> -ENOENT");
+
+	holes();
 
 	w = seq_start(nthreads, worker_main);
 	failed = seq_run_updates(toggles, the_seq, toggle, "toggle");

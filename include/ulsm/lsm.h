@@ -130,8 +130,9 @@ struct ulsm_hook_set {
 	const char *const *hook_names;
 	void *sealed;			/* table and slot calls' keys */
 	size_t sealed_size;
-	void *keys;			/* the slots' static keys */
+	void *keys;			/* the slots' and tails' static keys */
 	size_t keys_size;
+	struct static_key_true *tails;	/* nhooks * slots, hook-major */
 	const char *builtin_order;	/* NULL: every module, as defined */
 	struct ulsm_lsm_state *state;	/* private */
 };

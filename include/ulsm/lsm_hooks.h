@@ -33,9 +33,10 @@
  *	lsm_for_each_hook(scall, getselfattr)	// your own rule
  *		lsm_hook_fn(scall, getselfattr)(...);
  *
- * Each slot costs one static key (a NOP while empty) and, when used, a
+ * Each slot costs two static keys (see ULSM__SLOT_CALL) and, when used, a
  * direct call through its static call's trampoline; the loop over the
- * MAX_LSM_COUNT slots is unrolled. Return types of hooks must be one of:
+ * MAX_LSM_COUNT slots is unrolled and ends at the first slot after which
+ * every slot is empty. Return types of hooks must be one of:
  * void, int, long, bool, unsigned, size_t, ssize_t, uint32_t, uint64_t,
  * or a pointer typedef'd by the application to one token with a matching
  * ULSM__LSM_DEFAULT_<type> macro.
@@ -85,40 +86,54 @@
 #define ULSM__SLOT_KEY(SET, HOOK, NUM)	(&SET##_lsm_keys.k.HOOK[NUM])
 #define ULSM__SLOT_SCK(SET, HOOK, NUM)	(&SET##_lsm_sealed.calls.HOOK[NUM])
 
+#define ULSM__TAIL_KEY(SET, HOOK, NUM)	(&SET##_lsm_keys.t.HOOK[NUM])
+
+/*
+ * One slot of the unrolled walk, two static keys:
+ *
+ *   the tail key, on while this slot and every later one are empty: a jmp
+ *   to OUT, so that a walk ends at the first empty slot with one taken
+ *   branch, however many slots follow;
+ *
+ *   the slot key (the kernel's SECURITY_HOOK_ACTIVE_KEY), laid out as the
+ *   kernel's CONFIG_SECURITY_HOOK_LIKELY does: a NOP while the slot is on,
+ *   so an active slot's call is inline, and a jmp over it while off (a
+ *   disabled module between two enabled ones).
+ *
+ * The framework keeps both in step (src/lsm.c, one batch per change).
+ */
 #ifdef ULSM__ARCH_HAS_SC_TRAMP
 /* The slot's trampoline: a direct call, never NULL. */
-# define ULSM__SLOT_CALL(SET, HOOK, NUM, CALL, ...)			\
-	if (static_branch_unlikely(ULSM__SLOT_KEY(SET, HOOK, NUM))) {	\
-		ULSM__AUTO ulsm__fn = ulsm_static_call_keyed(		\
-			ULSM__SLOT_NAME(SET, HOOK, NUM),		\
-			ULSM__SLOT_SCK(SET, HOOK, NUM));		\
-		CALL;							\
-	}
+# define ULSM__SLOT_LIVE(fn)	1
 #else
 /*
  * Generic: the key and the pointer are two loads that a weakly ordered
  * CPU may satisfy out of order; a slot whose pointer is not visible yet
  * is treated as off.
  */
-# define ULSM__SLOT_CALL(SET, HOOK, NUM, CALL, ...)			\
-	if (static_branch_unlikely(ULSM__SLOT_KEY(SET, HOOK, NUM))) {	\
+# define ULSM__SLOT_LIVE(fn)	(fn)
+#endif
+
+#define ULSM__SLOT_CALL(SET, HOOK, NUM, OUT, CALL)			\
+	if (static_branch_unlikely(ULSM__TAIL_KEY(SET, HOOK, NUM)))	\
+		goto OUT;						\
+	if (static_branch_likely(ULSM__SLOT_KEY(SET, HOOK, NUM))) {	\
 		ULSM__AUTO ulsm__fn = ulsm_static_call_keyed(		\
 			ULSM__SLOT_NAME(SET, HOOK, NUM),		\
 			ULSM__SLOT_SCK(SET, HOOK, NUM));		\
-		if (ulsm__fn) {						\
+		if (ULSM__SLOT_LIVE(ulsm__fn)) {			\
 			CALL;						\
 		}							\
 	}
-#endif
 
 #define ULSM__INT_SLOT(NUM, R, SET, HOOK, LABEL, ...)			\
-	ULSM__SLOT_CALL(SET, HOOK, NUM,					\
+	ULSM__SLOT_CALL(SET, HOOK, NUM, LABEL,				\
 		R = ulsm__fn(__VA_ARGS__);				\
 		if (R != SET##_lsm_default_##HOOK)			\
 			goto LABEL)
 
-#define ULSM__VOID_SLOT(NUM, SET, HOOK, ...)				\
-	ULSM__SLOT_CALL(SET, HOOK, NUM, ulsm__fn(__VA_ARGS__))
+#define ULSM__VOID_SLOT(NUM, SET, HOOK, LABEL, ...)			\
+	ULSM__SLOT_CALL(SET, HOOK, NUM, LABEL, ulsm__fn(__VA_ARGS__))
 
 #define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
 ({									\
@@ -133,7 +148,11 @@ ulsm__out:								\
 
 #define ULSM__CALL_VOID_HOOK(SET, HOOK, ...)				\
 do {									\
-	UNROLL(MAX_LSM_COUNT, ULSM__VOID_SLOT, SET, HOOK, __VA_ARGS__)	\
+	__label__ ulsm__out;						\
+	UNROLL(MAX_LSM_COUNT, ULSM__VOID_SLOT, SET, HOOK, ulsm__out,	\
+	       __VA_ARGS__)						\
+ulsm__out:								\
+	;								\
 } while (0)
 
 #define ULSM__FOR_EACH_HOOK(SET, scall, HOOK)				\
@@ -290,8 +309,16 @@ struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) {
 	struct ULSM__P(ULSM_LSM_SET, _slot_calls) calls;
 } __attribute__((aligned(4096)));
 
+struct ULSM__P(ULSM_LSM_SET, _tail_keys) {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	struct static_key_true NAME[MAX_LSM_COUNT];
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+};
+
 struct ULSM__P(ULSM_LSM_SET, _lsm_keys) {
 	struct ULSM__P(ULSM_LSM_SET, _slot_keys) k;
+	struct ULSM__P(ULSM_LSM_SET, _tail_keys) t;
 } __attribute__((aligned(4096)));
 
 extern struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_sealed);
@@ -341,7 +368,15 @@ struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_sealed) = {
 	},
 };
 
-struct ULSM__P(ULSM_LSM_SET, _lsm_keys) ULSM__P(ULSM_LSM_SET, _lsm_keys);
+#define ULSM__INIT_TAIL(NUM, x)	STATIC_KEY_TRUE_INIT,
+struct ULSM__P(ULSM_LSM_SET, _lsm_keys) ULSM__P(ULSM_LSM_SET, _lsm_keys) = {
+	.t = {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+		.NAME = { UNROLL(MAX_LSM_COUNT, ULSM__INIT_TAIL, x) },
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+	},
+};
 
 static const char *const ULSM__P(ULSM_LSM_SET, _hook_names)[] = {
 #define LSM_HOOK(RET, DEFAULT, NAME, ...) #NAME,
@@ -363,6 +398,7 @@ struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 	.sealed_size = sizeof(ULSM__P(ULSM_LSM_SET, _lsm_sealed)),
 	.keys = &ULSM__P(ULSM_LSM_SET, _lsm_keys),
 	.keys_size = sizeof(ULSM__P(ULSM_LSM_SET, _lsm_keys)),
+	.tails = (struct static_key_true *)&ULSM__P(ULSM_LSM_SET, _lsm_keys).t,
 	.builtin_order = ULSM_LSM_BUILTIN_ORDER,
 	.state = NULL,
 };
@@ -372,6 +408,7 @@ struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 #undef ULSM__DEF_SLOTS
 #undef ULSM__INIT_SLOT
 #undef ULSM__INIT_SLOTS
+#undef ULSM__INIT_TAIL
 #endif /* ULSM_LSM_DEFINE */
 
 #undef ULSM__DECL_SLOT
