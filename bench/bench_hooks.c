@@ -1686,6 +1686,9 @@ int main(int argc, char **argv)
 	       "%lu sites patched, %lu traps emulated, %lu rewound\n",
 	       total.batches, total.batches_failed, total.core_syncs,
 	       total.sites_patched, total.traps_emulated, total.traps_rewound);
+	printf("call sites: %lu patchable (module calls made directly), "
+	       "%lu left calling their trampoline\n", total.call_sites,
+	       total.call_sites_skipped);
 
 	if (json && write_json(json, quick, rounds, &ds))
 		return 1;

@@ -5,11 +5,12 @@
  * that dispatch its hooks with call_int_hook and call_void_hook, the
  * security.c of this implementation.
  *
- * Per slot, call_int_hook compiles to a 5-byte NOP (the slot's static key,
- * off) that becomes a jmp to an out-of-line block when the slot is on;
- * the block calls the slot's trampoline directly, and the trampoline jumps
- * to the callback. No indirect branch anywhere, so retpolines have nothing
- * to do here: objdump -d shows it.
+ * Per slot, call_int_hook compiles to two 5-byte sites: the tail key (a
+ * jmp out of the walk while this slot and all after it are empty, else a
+ * NOP) and the slot key (a NOP while the slot is used, else a jmp over
+ * it), then a direct call, patched from the slot's trampoline to the
+ * module's callback. No indirect branch anywhere, so retpolines have
+ * nothing to do here: objdump -d shows it.
  */
 #define ULSM_LSM_DEFINE
 #include "hk_set.h"

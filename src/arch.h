@@ -41,12 +41,15 @@ enum ulsm_protocol {
  * @len:    bytes used in @bytes
  * @resume: where a thread that traps on the breakpoint over this site
  *          continues as if it had executed this instruction; never a place
- *          that requires pushing or popping the stack by hand
+ *          that requires popping the stack by hand
+ * @link:   0, or for a call: the return address the emulation must give
+ *          the thread (arch_context_link), as the call instruction would
  */
 struct ulsm_insn {
 	uint8_t len;
 	uint8_t bytes[ULSM_MAX_INSN];
 	uintptr_t resume;
+	uintptr_t link;
 };
 
 extern const enum ulsm_protocol arch_protocol;
@@ -79,6 +82,28 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 		      struct ulsm_insn *out, int *form);
 int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
 
+/*
+ * Call sites (inline static calls): a direct call instruction, recorded
+ * by the address just after it.
+ *
+ * arch_decode_call: if @site holds a direct call, set *target and return
+ * 0, else -EILSEQ.
+ * arch_find_call: the direct call to @callee whose site entry was recorded
+ * at @label, just after it: the call ends at @label, or is followed only
+ * by instructions that cannot contain a call (the compiler may move the
+ * result between registers first). Set *site, or return -EILSEQ.
+ * arch_encode_call: a direct call at @site to @target; resume is @target
+ * and link the return address. Return 0, or -ERANGE (out of reach).
+ * arch_calls_patchable: whether a trapped call may be emulated in this
+ * process (x86: not under a shadow stack, which a return address written
+ * by hand would contradict). When false, call sites are left calling
+ * their trampolines.
+ */
+int arch_decode_call(uintptr_t site, uintptr_t *target);
+int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site);
+int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out);
+bool arch_calls_patchable(void);
+
 /* Execute a core-serialising instruction on the calling CPU. */
 void arch_serialize(void);
 
@@ -88,6 +113,14 @@ void arch_flush_icache(void *addr, size_t len);
 /* Program counter of a signal's interrupted context, and setting it. */
 uintptr_t arch_context_pc(const void *ucontext);
 void arch_context_set_pc(void *ucontext, uintptr_t pc);
+
+/*
+ * Give an interrupted context the return address @link, as a call would
+ * (x86-64 pushes it; aarch64 will set x30). Only used at call sites, where
+ * the compiler expects the call to write below the stack pointer: the red
+ * zone is dead there.
+ */
+void arch_context_link(void *ucontext, uintptr_t link);
 
 /*
  * Whether a SIGTRAP with this si_code can come from our breakpoint

@@ -122,6 +122,8 @@ void ulsm_wait_for_handlers(struct ulsm_quiesce *q);
 enum ulsm_site_kind {
 	ULSM_SITE_BRANCH,		/* a static-key site; key: static_key */
 	ULSM_SITE_TRAMP,		/* a trampoline; key: static_call_key */
+	ULSM_SITE_CALL,			/* a call site; key: static_call_key,
+					   target: its trampoline */
 };
 
 struct ulsm_site {
@@ -183,6 +185,25 @@ int ulsm_calls_collect(const struct ulsm_call_entry *start,
 		       struct ulsm_site *sites, size_t *n, int *refused,
 		       struct ulsm_batch *b);
 
+/*
+ * Record the call sites in [@start, @stop) at @sites + *@n (advancing *@n),
+ * and queue in @b those whose key's target is not the trampoline they were
+ * compiled to call. A site is left alone (counted, not refused) when it
+ * does not hold "call <the key's trampoline>", which @sites[0, *@n) (the
+ * object's own trampolines) or the registry knows. Caller holds the patch
+ * lock.
+ */
+int ulsm_call_sites_collect(const struct ulsm_call_site *start,
+			    const struct ulsm_call_site *stop,
+			    const void *owner, struct ulsm_site *sites,
+			    size_t *n, struct ulsm_batch *b);
+
+/* The address a PC-relative table field refers to. */
+static inline uintptr_t ulsm_rel(const int32_t *field)
+{
+	return (uintptr_t)field + (intptr_t)*field;
+}
+
 /* --- batches (src/patch.c) --------------------------------------------- */
 
 struct ulsm_patch {
@@ -214,10 +235,11 @@ int ulsm_batch_apply(struct ulsm_batch *b);
  */
 enum ulsm_trap_action {
 	ULSM_TRAP_NOT_OURS,
-	ULSM_TRAP_EMULATE,	/* continue at *resume */
+	ULSM_TRAP_EMULATE,	/* continue at *resume, with *link if nonzero */
 	ULSM_TRAP_REWIND,	/* re-execute the site: continue at addr */
 };
-enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume);
+enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume,
+				       uintptr_t *link);
 
 /* Test hook: called after the sync of steps 1 and 2 of a breakpoint batch. */
 extern void (*ulsm_test_step_hook)(int step);

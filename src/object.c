@@ -26,22 +26,17 @@ struct object {
 
 static struct object *objects;
 
-static uintptr_t rel(const int32_t *field)
-{
-	return (uintptr_t)field + (intptr_t)*field;
-}
-
 /* Decode @e into @s; refuse it (nonzero) if the site is not as compiled. */
 static int decode_entry(const struct ulsm_jump_entry *e, const void *owner,
 			struct ulsm_site *s)
 {
-	const void *const *kref = (const void *const *)rel(&e->kref);
+	const void *const *kref = (const void *const *)ulsm_rel(&e->kref);
 	bool compiled_jump = e->flags & ULSM_JUMP_COMPILED_JUMP;
 	struct ulsm_insn insn;
 
 	memset(s, 0, sizeof(*s));
-	s->addr = rel(&e->code);
-	s->target = rel(&e->target);
+	s->addr = ulsm_rel(&e->code);
+	s->target = ulsm_rel(&e->target);
 	s->key = (void *)(uintptr_t)*kref;
 	s->owner = owner;
 	s->kind = ULSM_SITE_BRANCH;
@@ -90,20 +85,28 @@ static bool has_call_table(const struct ulsm_object_tables *t)
 			  sizeof(t->call_stop) && t->call_start;
 }
 
+static bool has_site_table(const struct ulsm_object_tables *t)
+{
+	return t->size >= offsetof(struct ulsm_object_tables, site_stop) +
+			  sizeof(t->site_stop) && t->site_start;
+}
+
 static int register_sites(struct object *obj,
 			  const struct ulsm_object_tables *t)
 {
 	size_t nj = (size_t)(t->jump_stop - t->jump_start), good = 0;
 	size_t nc = has_call_table(t) ?
 		    (size_t)(t->call_stop - t->call_start) : 0, ncalls = 0;
+	size_t ns = has_site_table(t) ?
+		    (size_t)(t->site_stop - t->site_start) : 0, n;
 	struct ulsm_batch b = ULSM_BATCH_INIT;
 	struct ulsm_site *sites;
 	bool *compiled;
 	int ret = 0, refused = 0;
 
-	if (!nj && !nc)
+	if (!nj && !nc && !ns)
 		return 0;
-	sites = calloc(nj + nc, sizeof(*sites));
+	sites = calloc(nj + nc + ns, sizeof(*sites));
 	compiled = calloc(nj + 1, sizeof(*compiled));
 	if (!sites || !compiled) {
 		free(sites);
@@ -124,9 +127,13 @@ static int register_sites(struct object *obj,
 	if (!ret && nc)
 		ret = ulsm_calls_collect(t->call_start, t->call_stop, obj,
 					 sites + good, &ncalls, &refused, &b);
+	n = good + ncalls;
+	if (!ret && ns)
+		ret = ulsm_call_sites_collect(t->site_start, t->site_stop, obj,
+					      sites, &n, &b);
 	/* Known first, so that traps on them are recognised. */
 	if (!ret)
-		ret = ulsm_registry_set_owner(obj, sites, good + ncalls);
+		ret = ulsm_registry_set_owner(obj, sites, n);
 	if (!ret) {
 		ret = ulsm_batch_apply(&b);
 		if (ret)
@@ -149,7 +156,8 @@ ULSM_API int ulsm_object_register(const struct ulsm_object_tables *t)
 	if (!t || t->size < offsetof(struct ulsm_object_tables, call_start) ||
 	    t->jump_start > t->jump_stop ||
 	    (!t->jump_start != !t->jump_stop) ||
-	    (has_call_table(t) && t->call_start > t->call_stop))
+	    (has_call_table(t) && t->call_start > t->call_stop) ||
+	    (has_site_table(t) && t->site_start > t->site_stop))
 		return ulsm_error(-EINVAL, "ulsm_object_register: bad tables");
 	ulsm_init();
 	ret = ulsm_lock();

@@ -239,7 +239,8 @@ static bool holds_breakpoint(uintptr_t addr)
 	return !memcmp((const void *)addr, arch_breakpoint, arch_breakpoint_len);
 }
 
-enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume)
+enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume,
+				       uintptr_t *link)
 {
 	enum ulsm_trap_action action = ULSM_TRAP_NOT_OURS;
 	const struct ulsm_batch *b;
@@ -252,8 +253,10 @@ enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume)
 	if (p && holds_breakpoint(addr)) {
 		/* Mid-patch: continue as the instruction being installed. */
 		bool back = __atomic_load_n(&rolling_back, __ATOMIC_SEQ_CST);
+		const struct ulsm_insn *insn = back ? &p->old : &p->new;
 
-		*resume = back ? p->old.resume : p->new.resume;
+		*resume = insn->resume;
+		*link = insn->link;
 		action = ULSM_TRAP_EMULATE;
 	} else if (p || ulsm_registry_is_site(addr)) {
 		/*

@@ -87,6 +87,117 @@ static void set_func(struct static_call_key *key, void *func)
 	__atomic_store_n(&key->func, func, __ATOMIC_RELEASE);
 }
 
+static int find_tramp(const struct ulsm_site *s, void *arg)
+{
+	if (s->kind != ULSM_SITE_TRAMP)
+		return 0;
+	*(uintptr_t *)arg = s->addr;
+	return 1;
+}
+
+/*
+ * Call sites. A site calls its key's target directly when the target is in
+ * reach, else (and for NULL) the trampoline, which holds the matching form.
+ * Like a trampoline's, a site's instruction is always derived from the
+ * key's func, so the bytes expected before a change are known.
+ */
+static uintptr_t site_callee(uintptr_t site, uintptr_t tramp, const void *func)
+{
+	struct ulsm_insn insn;
+
+	if (func && !arch_encode_call(site, (uintptr_t)func, &insn))
+		return (uintptr_t)func;
+	return tramp;
+}
+
+static int site_insn(const struct ulsm_site *s, const void *func,
+		     struct ulsm_insn *out)
+{
+	return arch_encode_call(s->addr, site_callee(s->addr, s->target, func),
+				out);
+}
+
+/* The trampoline of @key: one of @fresh[0, @n) (being registered), or known. */
+static uintptr_t tramp_of(const struct static_call_key *key,
+			  const struct ulsm_site *fresh, size_t n)
+{
+	uintptr_t tramp = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (fresh[i].kind == ULSM_SITE_TRAMP && fresh[i].key == key)
+			return fresh[i].addr;
+	ulsm_registry_for_key(key, find_tramp, &tramp);
+	return tramp;
+}
+
+int ulsm_call_sites_collect(const struct ulsm_call_site *start,
+			    const struct ulsm_call_site *stop,
+			    const void *owner, struct ulsm_site *sites,
+			    size_t *n, struct ulsm_batch *b)
+{
+	bool patchable = arch_calls_patchable();
+	size_t fresh = *n;
+
+	for (const struct ulsm_call_site *e = start; e < stop; e++) {
+		const void *const *kref = (const void *const *)ulsm_rel(&e->kref);
+		uintptr_t label = ulsm_rel(&e->ret), site = 0;
+		struct static_call_key *key = (void *)(uintptr_t)*kref;
+		uintptr_t tramp = key ? tramp_of(key, sites, fresh) : 0;
+		struct ulsm_site *s = &sites[*n];
+		struct ulsm_insn cur, want;
+		int ret;
+
+		if (!patchable || !tramp ||
+		    arch_find_call(label, tramp, &site)) {
+			/* It keeps calling what it was compiled to call. */
+			ulsm_stat_add(call_sites_skipped, 1);
+			ulsm_debug("call site before %#lx left as compiled (%s)",
+				   (unsigned long)label,
+				   !patchable ? "shadow stack" :
+				   !tramp ? "no trampoline known for its key" :
+				   "not a direct call to the trampoline");
+			continue;
+		}
+		memset(s, 0, sizeof(*s));
+		s->addr = site;
+		s->target = tramp;
+		s->key = key;
+		s->owner = owner;
+		s->kind = ULSM_SITE_CALL;
+		(*n)++;
+		ulsm_stat_add(call_sites, 1);
+		ret = arch_encode_call(site, tramp, &cur);
+		if (!ret)
+			ret = site_insn(s, key->func, &want);
+		if (!ret && memcmp(cur.bytes, want.bytes, want.len))
+			ret = ulsm_batch_add(b, site, &cur, &want);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+struct sites_arg {
+	const void *from, *to;
+	struct ulsm_batch *b;
+};
+
+static int queue_site(const struct ulsm_site *s, void *arg)
+{
+	const struct sites_arg *a = arg;
+	struct ulsm_insn old, new;
+	int ret;
+
+	if (s->kind != ULSM_SITE_CALL)
+		return 0;
+	ret = site_insn(s, a->from, &old);
+	if (!ret)
+		ret = site_insn(s, a->to, &new);
+	if (!ret && memcmp(old.bytes, new.bytes, old.len))
+		ret = ulsm_batch_add(a->b, s->addr, &old, &new);
+	return ret;
+}
+
 int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
 		    struct ulsm_batch *b, bool *func_first)
 {
@@ -119,10 +230,16 @@ int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
 					  "trampoline %#lx does not hold the "
 					  "expected instruction; nothing written",
 					  (unsigned long)tramp);
-		return 0;
+	} else {
+		*func_first = new_form == ULSM_SC_FORM_INDIRECT;
+		ret = ulsm_batch_add(b, tramp, &old, &new);
+		if (ret)
+			return ret;
 	}
-	*func_first = new_form == ULSM_SC_FORM_INDIRECT;
-	return ulsm_batch_add(b, tramp, &old, &new);
+	/* The call sites, in the same batch (their own checks in step 0). */
+	struct sites_arg arg = { key->func, func, b };
+
+	return ulsm_registry_for_key(key, queue_site, &arg);
 }
 
 static int update_locked(struct static_call_key *key, uintptr_t tramp,
@@ -164,14 +281,6 @@ ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
 	return ret;
 }
 
-static int find_tramp(const struct ulsm_site *s, void *arg)
-{
-	if (s->kind != ULSM_SITE_TRAMP)
-		return 0;
-	*(uintptr_t *)arg = s->addr;
-	return 1;
-}
-
 ULSM_API int ulsm_static_call_form(const struct static_call_key *key)
 {
 	struct ulsm_insn cur;
@@ -196,6 +305,48 @@ ULSM_API int ulsm_static_call_form(const struct static_call_key *key)
 		ret = form;
 	ulsm_unlock();
 	return ret;
+}
+
+struct count_arg {
+	const struct static_call_key *key;
+	int sites, direct;
+};
+
+static int count_site(const struct ulsm_site *s, void *arg)
+{
+	struct count_arg *a = arg;
+	uintptr_t callee;
+
+	if (s->kind != ULSM_SITE_CALL)
+		return 0;
+	a->sites++;
+	if (!arch_decode_call(s->addr, &callee) && a->key->func &&
+	    callee == (uintptr_t)a->key->func)
+		a->direct++;
+	return 0;
+}
+
+ULSM_API int ulsm_static_call_sites(const struct static_call_key *key,
+				    int *direct)
+{
+	struct count_arg arg = { key, 0, 0 };
+	int ret;
+
+	if (!key)
+		return ulsm_error(-EINVAL, "ulsm_static_call_sites: NULL key");
+	if (direct)
+		*direct = 0;
+	if (arch_protocol == ULSM_PROTO_NONE)
+		return 0;
+	ulsm_init();
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	ulsm_registry_for_key(key, count_site, &arg);
+	ulsm_unlock();
+	if (direct)
+		*direct = arg.direct;
+	return arg.sites;
 }
 
 ULSM_API const char *ulsm_static_call_form_name(int form)

@@ -55,10 +55,12 @@ static void trap_handler(int sig, siginfo_t *si, void *uc)
 
 	if (arch_trap_is_breakpoint(si->si_code)) {
 		uintptr_t site = arch_context_pc(uc) - arch_breakpoint_len;
-		uintptr_t resume = 0;
+		uintptr_t resume = 0, link = 0;
 
-		switch (ulsm_trap_lookup(site, &resume)) {
+		switch (ulsm_trap_lookup(site, &resume, &link)) {
 		case ULSM_TRAP_EMULATE:
+			if (link)
+				arch_context_link(uc, link);
 			arch_context_set_pc(uc, resume);
 			ulsm_stat_add(traps_emulated, 1);
 			errno = saved;

@@ -103,8 +103,13 @@
  * The framework keeps both in step (src/lsm.c, one batch per change).
  */
 #ifdef ULSM__ARCH_HAS_SC_TRAMP
-/* The slot's trampoline: a direct call, never NULL. */
+/*
+ * The slot's trampoline: a direct call, never NULL, recorded as a call
+ * site so that the library can make it call the module's callback itself.
+ */
 # define ULSM__SLOT_LIVE(fn)	1
+# define ULSM__SLOT_SITE(SET, HOOK, NUM)				\
+	ULSM__ARCH_CALL_SITE(ULSM__SLOT_SCK(SET, HOOK, NUM))
 #else
 /*
  * Generic: the key and the pointer are two loads that a weakly ordered
@@ -112,6 +117,7 @@
  * is treated as off.
  */
 # define ULSM__SLOT_LIVE(fn)	(fn)
+# define ULSM__SLOT_SITE(SET, HOOK, NUM)	((void)0)
 #endif
 
 #define ULSM__SLOT_CALL(SET, HOOK, NUM, OUT, CALL)			\
@@ -129,11 +135,14 @@
 #define ULSM__INT_SLOT(NUM, R, SET, HOOK, LABEL, ...)			\
 	ULSM__SLOT_CALL(SET, HOOK, NUM, LABEL,				\
 		R = ulsm__fn(__VA_ARGS__);				\
+		ULSM__SLOT_SITE(SET, HOOK, NUM);			\
 		if (R != SET##_lsm_default_##HOOK)			\
 			goto LABEL)
 
 #define ULSM__VOID_SLOT(NUM, SET, HOOK, LABEL, ...)			\
-	ULSM__SLOT_CALL(SET, HOOK, NUM, LABEL, ulsm__fn(__VA_ARGS__))
+	ULSM__SLOT_CALL(SET, HOOK, NUM, LABEL,				\
+		ulsm__fn(__VA_ARGS__);					\
+		ULSM__SLOT_SITE(SET, HOOK, NUM))
 
 #define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
 ({									\

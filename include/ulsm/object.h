@@ -59,6 +59,20 @@ struct ulsm_call_entry {
 	void *tramp;
 };
 
+/*
+ * One entry per call site of a static call that may be patched to call the
+ * target directly (the kernel's inline static calls; <ulsm/lsm_hooks.h>
+ * records the hook slots' calls), in section "ulsm_call_sites", written by
+ * the arch header's asm just after the call. Offsets are relative to the
+ * field that holds them.
+ * @ret:  the address just after the call instruction
+ * @kref: a const pointer to the static call's key
+ */
+struct ulsm_call_site {
+	int32_t ret;
+	int32_t kref;
+};
+
 /**
  * struct ulsm_object_tables - the patch tables of one loaded object
  * @size:       sizeof(struct ulsm_object_tables), for later growth
@@ -73,6 +87,8 @@ struct ulsm_object_tables {
 	const struct ulsm_jump_entry *jump_stop;
 	const struct ulsm_call_entry *call_start;
 	const struct ulsm_call_entry *call_stop;
+	const struct ulsm_call_site *site_start;
+	const struct ulsm_call_site *site_stop;
 };
 
 /**
@@ -101,12 +117,15 @@ int ulsm_object_unregister(const struct ulsm_object_tables *tables);
 	!defined(ULSM_NO_AUTO_REGISTER)
 
 __asm__(".pushsection ulsm_jump_table, \"aR\"\n\t.popsection\n\t"
-	".pushsection ulsm_call_table, \"aw\"\n\t.popsection");
+	".pushsection ulsm_call_table, \"aw\"\n\t.popsection\n\t"
+	".pushsection ulsm_call_sites, \"aR\"\n\t.popsection");
 
 extern const struct ulsm_jump_entry __start_ulsm_jump_table[] ULSM__HIDDEN;
 extern const struct ulsm_jump_entry __stop_ulsm_jump_table[] ULSM__HIDDEN;
 extern const struct ulsm_call_entry __start_ulsm_call_table[] ULSM__HIDDEN;
 extern const struct ulsm_call_entry __stop_ulsm_call_table[] ULSM__HIDDEN;
+extern const struct ulsm_call_site __start_ulsm_call_sites[] ULSM__HIDDEN;
+extern const struct ulsm_call_site __stop_ulsm_call_sites[] ULSM__HIDDEN;
 
 static const struct ulsm_object_tables ulsm__this_object = {
 	sizeof(struct ulsm_object_tables),
@@ -114,6 +133,8 @@ static const struct ulsm_object_tables ulsm__this_object = {
 	__stop_ulsm_jump_table,
 	__start_ulsm_call_table,
 	__stop_ulsm_call_table,
+	__start_ulsm_call_sites,
+	__stop_ulsm_call_sites,
 };
 
 __attribute__((constructor, used)) static void ulsm__object_ctor(void)

@@ -107,6 +107,21 @@ enum ulsm_static_call_form {
 int ulsm_static_call_form(const struct static_call_key *key);
 
 /**
+ * ulsm_static_call_sites - the call sites patched with a static call
+ * @key:    STATIC_CALL_KEY(name), or a hook slot's key
+ * @direct: if not NULL, set to how many of them call the key's target
+ *          directly now (the others call the trampoline: target NULL or
+ *          out of reach)
+ *
+ * Call sites are recorded by <ulsm/lsm_hooks.h> for the hook slots' calls
+ * (x86-64); a site the compiler did not emit as a plain direct call to the
+ * trampoline, or any site in a process with a shadow stack, is left
+ * calling the trampoline and not counted.
+ * Return: the number of sites (0 on the generic back end), or -EINVAL.
+ */
+int ulsm_static_call_sites(const struct static_call_key *key, int *direct);
+
+/**
  * ulsm_static_call_form_name - "null", "direct", "indirect",
  * "pointer", or "unknown"
  * @form: a value returned by ulsm_static_call_form()

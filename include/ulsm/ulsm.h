@@ -64,6 +64,10 @@ int ulsm_set_write_mode(enum ulsm_write_mode mode);
  * @traps_emulated: breakpoint traps that continued as the new instruction
  * @traps_rewound:  late breakpoint traps that re-executed the site
  * @traps_passed:   traps that were not ulsm's, passed on
+ * @call_sites:     call sites registered to call a static call's target
+ *                  directly (ulsm_static_call_sites())
+ * @call_sites_skipped: call sites left calling their trampoline (not a
+ *                  direct call to it as compiled, or a shadow stack)
  */
 struct ulsm_stats {
 	unsigned long batches;
@@ -73,6 +77,8 @@ struct ulsm_stats {
 	unsigned long traps_emulated;
 	unsigned long traps_rewound;
 	unsigned long traps_passed;
+	unsigned long call_sites;
+	unsigned long call_sites_skipped;
 };
 
 /**

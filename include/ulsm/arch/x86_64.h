@@ -60,6 +60,25 @@ ulsm__l_done:								\
 			       ((branch) ? ULSM_JUMP_BRANCH : 0) |	\
 			       ULSM_JUMP_COMPILED_JUMP)
 
+/*
+ * Record the call just compiled as a call site of the static call @keyp
+ * (struct ulsm_call_site): place it right after a call to the static
+ * call's trampoline. The library checks at registration that the five
+ * bytes before the label are "call <trampoline>", and leaves the site
+ * alone if the compiler put anything in between.
+ */
+#define ULSM__ARCH_CALL_SITE(keyp)					\
+do {									\
+	static const void *const ulsm__cref				\
+		__attribute__((used)) = (keyp);				\
+	__asm__ __volatile__("1:\n\t"					\
+			     ".pushsection ulsm_call_sites, \"aR\"\n\t"	\
+			     ".balign 4\n\t"				\
+			     ".long 1b - ., %c0 - .\n\t"			\
+			     ".popsection"				\
+			     : : "i" (&ulsm__cref));			\
+} while (0)
+
 #endif /* ULSM_ARCH_X86_64_H */
 
 /*

@@ -68,3 +68,37 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 	(void)form;
 	return -ENOTSUP;
 }
+
+int arch_decode_call(uintptr_t site, uintptr_t *target)
+{
+	(void)site;
+	(void)target;
+	return -ENOTSUP;
+}
+
+int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
+{
+	(void)label;
+	(void)callee;
+	(void)site;
+	return -ENOTSUP;
+}
+
+int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
+{
+	(void)site;
+	(void)target;
+	(void)out;
+	return -ENOTSUP;
+}
+
+bool arch_calls_patchable(void)
+{
+	return false;
+}
+
+void arch_context_link(void *ucontext, uintptr_t link)
+{
+	(void)ucontext;
+	(void)link;
+}

@@ -7,13 +7,16 @@
  * | breakpoint    | cc                | INT3                      |
  * | 5-byte NOP    | 0f 1f 44 00 00    | NOP, table 4-12           |
  * | jump          | e9 rel32          | JMP rel32 (E9 cd)         |
+ * | call          | e8 rel32          | CALL rel32 (E8 cd)        |
  *
  * rel32 is relative to the end of the 5-byte instruction.
  */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "../../arch.h"
 
@@ -78,6 +81,111 @@ void arch_context_set_pc(void *ucontext, uintptr_t pc)
 	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
 }
 
+void arch_context_link(void *ucontext, uintptr_t link)
+{
+	ucontext_t *uc = ucontext;
+	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP] - 8;
+
+	/* What "call" does: push the return address. */
+	*(uintptr_t *)sp = link;
+	uc->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+}
+
+/*
+ * Call sites. A trapped call is emulated by pushing its return address by
+ * hand (the kernel's int3_emulate_call); under a shadow stack (CET, Linux
+ * 6.6+) the callee's ret would then not match, so call sites stay on their
+ * trampolines there.
+ */
+int arch_decode_call(uintptr_t site, uintptr_t *target)
+{
+	const uint8_t *p = (const uint8_t *)site;
+	int32_t rel32;
+
+	if (p[0] != 0xe8)
+		return -EILSEQ;
+	memcpy(&rel32, p + 1, sizeof(rel32));
+	*target = site + X86_INSN_SIZE + (intptr_t)rel32;
+	return 0;
+}
+
+/*
+ * What gcc and clang put between a call and the next statement's label
+ * when the result goes to another register: a register-to-register mov,
+ * REX prefix optional (89 /r or 8b /r with ModRM mod = 11). Its length, or
+ * 0 if @p is anything else.
+ */
+static size_t reg_move_len(const uint8_t *p)
+{
+	size_t n = (p[0] & 0xf0) == 0x40;
+
+	if ((p[n] == 0x89 || p[n] == 0x8b) && (p[n + 1] & 0xc0) == 0xc0)
+		return n + 2;
+	return 0;
+}
+
+/* At most this many bytes of moves between the call and its label. */
+#define X86_MAX_CALL_GAP	12
+
+int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
+{
+	/*
+	 * Every candidate must be a call to @callee AND be followed by whole
+	 * moves that end exactly at @label, so a stray e8 byte inside another
+	 * instruction is never taken for the call. The bytes read lie in the
+	 * function holding the call, or the text just before it.
+	 */
+	for (size_t gap = 0; gap <= X86_MAX_CALL_GAP; gap++) {
+		uintptr_t p = label - gap - X86_INSN_SIZE, q, target;
+
+		if (arch_decode_call(p, &target) || target != callee)
+			continue;
+		for (q = p + X86_INSN_SIZE; q < label;) {
+			size_t n = reg_move_len((const uint8_t *)q);
+
+			if (!n)
+				break;
+			q += n;
+		}
+		if (q == label) {
+			*site = p;
+			return 0;
+		}
+	}
+	return -EILSEQ;
+}
+
+int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
+{
+	int64_t rel = (int64_t)(target - (site + X86_INSN_SIZE));
+	int32_t rel32 = (int32_t)rel;
+
+	if (rel != rel32)
+		return -ERANGE;
+	memset(out, 0, sizeof(*out));
+	out->len = X86_INSN_SIZE;
+	out->bytes[0] = 0xe8;
+	memcpy(&out->bytes[1], &rel32, sizeof(rel32));
+	out->resume = target;
+	out->link = site + X86_INSN_SIZE;
+	return 0;
+}
+
+#ifndef ARCH_SHSTK_STATUS
+# define ARCH_SHSTK_STATUS	0x5005	/* asm/prctl.h, Linux 6.6 */
+#endif
+#define X86_SHSTK_ENABLED	1ul	/* ARCH_SHSTK_SHSTK */
+
+bool arch_calls_patchable(void)
+{
+	unsigned long features = 0;
+
+	/* Older kernels fail with EINVAL: no shadow stack there. */
+	if (syscall(SYS_arch_prctl, ARCH_SHSTK_STATUS, &features))
+		return true;
+	return !(features & X86_SHSTK_ENABLED);
+}
+
 bool arch_trap_is_breakpoint(int si_code)
 {
 	/* int3 is delivered by do_int3_user() through force_sig(SIGTRAP). */
@@ -99,7 +207,7 @@ bool arch_trap_is_breakpoint(int si_code)
  * while the tail is rewritten (the stress test found this within a
  * second). So a call that returns 0 jumps to __static_call_return0, as the
  * kernel's RET0 trampolines do; the kernel's single-instruction "xor5rax"
- * only replaces call sites, which ulsm does not patch yet.
+ * only replaces call sites, which ulsm patches to direct calls instead.
  *
  * A thread that meets the int3 at byte 0 was sent here by a call, so its
  * return address is on the stack. Emulating "ret" by popping it by hand

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Call sites: call_int_hook's calls of a slot are patched to call the
+ * module's callback directly (not through the slot's trampoline).
+ *  - after registration, every recorded site of a used slot calls its
+ *    callback, and no dispatch site of this program was left alone;
+ *  - a thread that meets the breakpoint on a call site mid-patch continues
+ *    as the new call: it runs the new target and comes back with its
+ *    result (the test hook calls the hook between the steps, in the
+ *    patching thread itself, so the trap is certain);
+ *  - retargeting a slot while threads dispatch: every call reaches the old
+ *    or the new target, and after a completed update, the new one.
+ * x86-64 only: the generic back end patches nothing.
+ */
+#include <stdlib.h>
+
+#include "seqcheck.h"
+#include "tap.h"
+#include "test_lsm.h"
+
+#ifdef ULSM_ARCH_GENERIC
+int main(void)
+{
+	struct static_call_key k = { NULL, 0 };
+
+	is_int(ulsm_static_call_sites(&k, NULL), 0,
+	       "the generic back end has no call sites");
+	return done_testing();
+}
+#else
+
+extern void (*ulsm_test_step_hook)(int step);
+
+#define SLOT0_KEY	(&tl_lsm_sealed.calls.file_open[0])
+#define SLOT0_TRAMP	(tl_lsm_sealed.table.file_open[0].trampoline)
+
+static int ret_a(struct t_file *f)
+{
+	(void)f;
+	return 1001;
+}
+
+static int ret_b(struct t_file *f)
+{
+	(void)f;
+	return 1002;
+}
+
+static int file_open(void)
+{
+	struct t_file f = { NULL, 0 };
+
+	return call_int_hook(file_open, &f);
+}
+
+static int mid[3];
+
+static void open_mid_patch(int step)
+{
+	if (step >= 1 && step <= 2)
+		mid[step] = file_open();
+}
+
+static int retarget(void *func)
+{
+	return __static_call_update(SLOT0_KEY, SLOT0_TRAMP, func);
+}
+
+static unsigned long seq;
+
+static unsigned long *the_seq(long i)
+{
+	(void)i;
+	return &seq;
+}
+
+/* Update i leaves slot 0 at ret_b when i is even, ret_a when odd. */
+static int flip(long i)
+{
+	return retarget(i & 1 ? (void *)ret_a : (void *)ret_b);
+}
+
+static void *worker_main(void *arg)
+{
+	struct seq_worker *w = arg;
+
+	while (seq_running()) {
+		unsigned long s1 = seq_begin(&seq);
+		int rc = file_open();
+		unsigned long s2 = seq_end(&seq);
+		/* Before the first update: ret_a; update i completes at 2i+2. */
+		int want = (s1 / 2) & 1 ? 1002 : 1001;
+
+		seq_record(w, s1, s2, rc == 1001 || rc == 1002, rc == want);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long updates = arg_long(argc, argv, "--updates", 2000);
+	long nthreads = arg_long(argc, argv, "--threads", 3);
+	struct ulsm_stats st0, st1;
+	struct seq_worker *w, sum;
+	int direct = -1, n;
+	long failed;
+
+	tl_defaults();
+	is_int(ulsm_lsm_init(&tl_hook_set, "alpha"), 0, "init: capa, alpha, omega");
+
+	n = ulsm_static_call_sites(SLOT0_KEY, &direct);
+	ok(n >= 1, "slot 0 of file_open has call sites (%d)", n);
+	is_int(direct, n, "  and every one calls capa's callback directly");
+	/* NULL: back to the trampoline, a ret (not dispatched meanwhile). */
+	is_int(retarget(NULL), 0, "retarget slot 0 to NULL");
+	n = ulsm_static_call_sites(SLOT0_KEY, &direct);
+	ok(n >= 1 && direct == 0, "  its sites call the trampoline (%d of %d "
+	   "direct)", direct, n);
+	is_int(retarget((void *)tl_lsm_sealed.table.file_open[0].hl->hook.lsm_callback),
+	       0, "  and back to capa's callback");
+	is_int(ulsm_static_call_sites(NULL, NULL), -EINVAL, "NULL key: -EINVAL");
+	ulsm_get_stats(&st0);
+	diag("%lu call sites recorded, %lu left alone", st0.call_sites,
+	     st0.call_sites_skipped);
+	ok(st0.call_sites > 0, "the program's hook call sites were recorded");
+	is_int((int)st0.call_sites_skipped, 0,
+	       "none was left calling its trampoline");
+
+	tl_trace_reset();
+	is_int(file_open(), 0, "file_open: capa, alpha and omega allow");
+	ok(!strcmp(tl_trace, "capa:file_open alpha:file_open omega:file_open"),
+	   "  all ran: %s", tl_trace);
+
+	/* Mid-patch: the call site holds int3 in steps 1 and 2. */
+	ulsm_test_step_hook = open_mid_patch;
+	is_int(retarget((void *)ret_a), 0, "retarget slot 0 with calls mid-patch");
+	ulsm_test_step_hook = NULL;
+	ulsm_get_stats(&st1);
+	ok(mid[1] == 1001 && mid[2] == 1001,
+	   "  mid-patch calls ran the new target and returned (%d, %d)",
+	   mid[1], mid[2]);
+	ok(st1.traps_emulated >= st0.traps_emulated + 2,
+	   "  through the breakpoint handler (%lu traps)",
+	   st1.traps_emulated - st0.traps_emulated);
+	n = ulsm_static_call_sites(SLOT0_KEY, &direct);
+	is_int(direct, n, "  the sites now call ret_a directly");
+	is_int(file_open(), 1001, "file_open returns ret_a's value");
+
+	ulsm_test_step_hook = open_mid_patch;
+	is_int(retarget((void *)__static_call_return0), 0,
+	       "retarget to __static_call_return0 mid-patch");
+	ulsm_test_step_hook = NULL;
+	ok(mid[1] == 0 && mid[2] == 0, "  mid-patch calls returned 0 (%d, %d)",
+	   mid[1], mid[2]);
+	is_int(retarget((void *)ret_a), 0, "back to ret_a");
+
+	w = seq_start(nthreads, worker_main);
+	failed = seq_run_updates(updates, the_seq, flip, "retarget");
+	sum = seq_join(w, nthreads);
+	ulsm_get_stats(&st1);
+	diag("%ld updates, %ld threads, %lu calls, %lu checked strictly, "
+	     "%lu traps emulated", updates, nthreads, sum.runs, sum.strict,
+	     st1.traps_emulated - st0.traps_emulated);
+	is_int(failed, 0, "every update succeeded");
+	is_int(sum.invalid, 0, "every call reached ret_a or ret_b");
+	is_int(sum.wrong, 0, "after a completed update every call saw it");
+	ok(sum.strict > 0, "calls were checked strictly");
+	return done_testing();
+}
+#endif
