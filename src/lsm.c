@@ -410,6 +410,11 @@ struct slot_plan {
 	bool *tail;
 };
 
+static bool key_on(const struct static_key *k)
+{
+	return k->enabled > 0;
+}
+
 /* Start from the slots as they are now. */
 static int plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 {
@@ -420,7 +425,7 @@ static int plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 		return -ENOMEM;
 	p->tail = p->on + p->n;
 	for (size_t i = 0; i < p->n; i++)
-		p->on[i] = set->table[i].active->key.enabled > 0;
+		p->on[i] = key_on(&set->table[i].active->key);
 	return 0;
 }
 
@@ -436,12 +441,21 @@ static size_t plan_index(const struct slot_plan *p,
 	return (size_t)(s - p->set->table);
 }
 
-/* Queue the tail keys that the planned slot states move. */
-static int plan_queue_tails(struct slot_plan *p, struct ulsm_batch *b)
+/*
+ * Queue every key the plan moves: the slot keys whose state changes, then
+ * the tail keys that follow from the new slot states.
+ */
+static int plan_queue(struct slot_plan *p, struct ulsm_batch *b)
 {
 	unsigned int slots = p->set->slots;
 	int ret = 0;
 
+	for (size_t i = 0; i < p->n && !ret; i++) {
+		struct static_key *k = &p->set->table[i].active->key;
+
+		if (key_on(k) != p->on[i])
+			ret = ulsm_key_queue(k, !p->on[i], p->on[i], b);
+	}
 	for (size_t h = 0; h < p->set->nhooks && !ret; h++) {
 		bool empty = true;
 
@@ -451,7 +465,7 @@ static int plan_queue_tails(struct slot_plan *p, struct ulsm_batch *b)
 
 			empty = empty && !p->on[i];
 			p->tail[i] = empty;
-			if ((k->enabled > 0) != empty)
+			if (key_on(k) != empty)
 				ret = ulsm_key_queue(k, !empty, empty, b);
 		}
 	}
@@ -459,14 +473,17 @@ static int plan_queue_tails(struct slot_plan *p, struct ulsm_batch *b)
 }
 
 /* After the batch: the keys' counts say what their sites now do. */
-static void plan_commit_tails(const struct slot_plan *p)
+static void plan_commit(const struct slot_plan *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
+		__atomic_store_n(&p->set->table[i].active->key.enabled,
+				 p->on[i], __ATOMIC_RELEASE);
 		__atomic_store_n(&p->set->tails[i].key.enabled, p->tail[i],
 				 __ATOMIC_RELEASE);
+	}
 }
 
-/* Fill @n planned slots in one batch: static calls, then keys. */
+/* Fill @n planned slots in one batch: static calls, then the keys. */
 static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 		      void **fn, int n)
 {
@@ -489,25 +506,19 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 			ret = ulsm_call_queue(slot[i]->key,
 					      (uintptr_t)slot[i]->trampoline,
 					      fn[i], &b, &first[i]);
-	for (int i = 0; i < n && !ret; i++)
-		ret = ulsm_key_queue(&slot[i]->active->key, false, true, &b);
 	if (!ret)
-		ret = plan_queue_tails(&plan, &b);
+		ret = plan_queue(&plan, &b);
 	if (!ret) {
 		for (int i = 0; i < n; i++)
 			if (first[i] || arch_protocol == ULSM_PROTO_NONE)
 				__atomic_store_n(&slot[i]->key->func, fn[i],
 						 __ATOMIC_RELEASE);
 		ret = ulsm_batch_apply(&b);
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < n; i++)
 			__atomic_store_n(&slot[i]->key->func, ret ? NULL : fn[i],
 					 __ATOMIC_RELEASE);
-			if (!ret)
-				__atomic_store_n(&slot[i]->active->key.enabled, 1,
-						 __ATOMIC_RELEASE);
-		}
 		if (!ret)
-			plan_commit_tails(&plan);
+			plan_commit(&plan);
 	}
 	ulsm_unlock();
 out:
@@ -673,23 +684,11 @@ ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
 	ret = ulsm_lock();
 	if (ret)
 		goto out;
-	for (size_t i = 0; i < n && !ret; i++) {
-		struct lsm_static_call *s = &set->table[i];
-
-		if (owned_by(s, name) && (s->active->key.enabled > 0) != enable)
-			ret = ulsm_key_queue(&s->active->key, !enable, enable, &b);
-	}
-	if (!ret)
-		ret = plan_queue_tails(&plan, &b);
+	ret = plan_queue(&plan, &b);
 	if (!ret)
 		ret = ulsm_batch_apply(&b);
-	if (!ret) {
-		for (size_t i = 0; i < n; i++)
-			if (owned_by(&set->table[i], name))
-				__atomic_store_n(&set->table[i].active->key.enabled,
-						 enable, __ATOMIC_RELEASE);
-		plan_commit_tails(&plan);
-	}
+	if (!ret)
+		plan_commit(&plan);
 	ulsm_unlock();
 out:
 	ulsm_batch_free(&b);
