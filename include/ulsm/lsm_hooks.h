@@ -34,7 +34,8 @@
  *		lsm_hook_fn(scall, getselfattr)(...);
  *
  * Each slot costs two static keys (see ULSM__SLOT_CALL) and, when used, a
- * direct call through its static call's trampoline; the loop over the
+ * direct call: compiled to the slot's static-call trampoline, and patched
+ * on x86-64 to call the module's callback itself. The loop over the
  * MAX_LSM_COUNT slots is unrolled and ends at the first slot after which
  * every slot is empty. Return types of hooks must be one of:
  * void, int, long, bool, unsigned, size_t, ssize_t, uint32_t, uint64_t,

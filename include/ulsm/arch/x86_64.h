@@ -63,9 +63,10 @@ ulsm__l_done:								\
 /*
  * Record the call just compiled as a call site of the static call @keyp
  * (struct ulsm_call_site): place it right after a call to the static
- * call's trampoline. The library checks at registration that the five
- * bytes before the label are "call <trampoline>", and leaves the site
- * alone if the compiler put anything in between.
+ * call's trampoline. At registration the library looks for "call
+ * <trampoline>" ending at the label or followed only by register moves
+ * (src/arch/x86_64/insn.c, arch_find_call), and leaves the site calling
+ * the trampoline if the compiler put anything else in between.
  */
 #define ULSM__ARCH_CALL_SITE(keyp)					\
 do {									\
