@@ -17,6 +17,7 @@
  *     form meanwhile goes to the old target, which is allowed mid-update).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -117,15 +118,45 @@ static int site_insn(const struct ulsm_site *s, const void *func,
 				out);
 }
 
-/* The trampoline of @key: one of @fresh[0, @n) (being registered), or known. */
-static uintptr_t tramp_of(const struct static_call_key *key,
-			  const struct ulsm_site *fresh, size_t n)
+/* The object's own trampolines, sorted by key, to look keys up in. */
+struct fresh_tramps {
+	const struct ulsm_site **v;
+	size_t n;
+};
+
+static int cmp_site_key(const void *a, const void *b)
 {
+	uintptr_t x = (uintptr_t)(*(const struct ulsm_site *const *)a)->key;
+	uintptr_t y = (uintptr_t)(*(const struct ulsm_site *const *)b)->key;
+
+	return (x > y) - (x < y);
+}
+
+static int fresh_tramps_init(struct fresh_tramps *f,
+			     const struct ulsm_site *sites, size_t n)
+{
+	f->n = 0;
+	f->v = malloc((n + 1) * sizeof(*f->v));
+	if (!f->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (sites[i].kind == ULSM_SITE_TRAMP)
+			f->v[f->n++] = &sites[i];
+	qsort(f->v, f->n, sizeof(*f->v), cmp_site_key);
+	return 0;
+}
+
+/* The trampoline of @key: the object's own, or a known one; 0 if none. */
+static uintptr_t tramp_of(const struct static_call_key *key,
+			  const struct fresh_tramps *f)
+{
+	struct ulsm_site probe = { .key = (void *)(uintptr_t)key };
+	const struct ulsm_site *pp = &probe, *const *hit;
 	uintptr_t tramp = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (fresh[i].kind == ULSM_SITE_TRAMP && fresh[i].key == key)
-			return fresh[i].addr;
+	hit = bsearch(&pp, f->v, f->n, sizeof(*f->v), cmp_site_key);
+	if (hit)
+		return (*hit)->addr;
 	ulsm_registry_for_key(key, find_tramp, &tramp);
 	return tramp;
 }
@@ -136,16 +167,16 @@ int ulsm_call_sites_collect(const struct ulsm_call_site *start,
 			    size_t *n, struct ulsm_batch *b)
 {
 	bool patchable = arch_calls_patchable();
-	size_t fresh = *n;
+	struct fresh_tramps fresh;
+	int ret = fresh_tramps_init(&fresh, sites, *n);
 
-	for (const struct ulsm_call_site *e = start; e < stop; e++) {
+	for (const struct ulsm_call_site *e = start; e < stop && !ret; e++) {
 		const void *const *kref = (const void *const *)ulsm_rel(&e->kref);
 		uintptr_t label = ulsm_rel(&e->ret), site = 0;
 		struct static_call_key *key = (void *)(uintptr_t)*kref;
-		uintptr_t tramp = key ? tramp_of(key, sites, fresh) : 0;
+		uintptr_t tramp = key ? tramp_of(key, &fresh) : 0;
 		struct ulsm_site *s = &sites[*n];
 		struct ulsm_insn cur, want;
-		int ret;
 
 		if (!patchable || !tramp ||
 		    arch_find_call(label, tramp, &site)) {
@@ -171,10 +202,9 @@ int ulsm_call_sites_collect(const struct ulsm_call_site *start,
 			ret = site_insn(s, key->func, &want);
 		if (!ret && memcmp(cur.bytes, want.bytes, want.len))
 			ret = ulsm_batch_add(b, site, &cur, &want);
-		if (ret)
-			return ret;
 	}
-	return 0;
+	free(fresh.v);
+	return ret;
 }
 
 struct sites_arg {
