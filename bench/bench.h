@@ -242,4 +242,38 @@ static inline void bench_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Close a results file; if that fails, say so as @prog and return -1. */
+static inline int bench_close(FILE *f, const char *prog, const char *path)
+{
+	if (fclose(f)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The options every simple benchmark takes: --quick, --json FILE and
+ * --help (which @usage describes). Return -1 to go on, else the status
+ * main() should return.
+ */
+static inline int bench_options(int argc, char **argv, void (*usage)(FILE *),
+				int *quick, const char **json)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			*quick = 1;
+		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
+			*json = argv[++i];
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	return -1;
+}
+
 #endif /* ULSM_BENCH_H */

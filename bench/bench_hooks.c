@@ -1437,11 +1437,7 @@ static int write_json(const char *path, bool quick, unsigned int rounds,
 		first = false;
 	}
 	fprintf(f, " } }\n}\n");
-	if (fclose(f)) {
-		fprintf(stderr, "bench_hooks: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return bench_close(f, "bench_hooks", path);
 }
 
 /*

@@ -550,12 +550,7 @@ static int write_json(const char *path, int quick, unsigned long iters,
 	json_update(f, "update_in_reach", in_reach, ",");
 	json_update(f, "update_out_of_reach", out_reach, ",");
 	fprintf(f, "  \"checksum_per_run\": %lu\n}\n", expected_sum(iters));
-	if (fclose(f)) {
-		fprintf(stderr, "bench_static_call: %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
+	return bench_close(f, "bench_static_call", path);
 }
 
 static void usage(FILE *f)
@@ -577,19 +572,9 @@ int main(int argc, char **argv)
 	unsigned int rounds;
 	uint64_t target_ns;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
-			quick = 1;
-		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
-			json = argv[++i];
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
+	ret = bench_options(argc, argv, usage, &quick, &json);
+	if (ret >= 0)
+		return ret;
 
 	variant_flags[V_PLAIN] = sc_flags_plain;
 	variant_flags[V_RETPOLINE] = sc_flags_retpoline;

@@ -345,12 +345,7 @@ static int write_json(const char *path, int quick, unsigned long iters,
 		"\"flag_on_expected\": %lu }\n}\n",
 		key_off_taken, key_on_taken, key_on_expected,
 		flag_off_taken, flag_on_taken, flag_on_expected);
-	if (fclose(f)) {
-		fprintf(stderr, "bench_static_key: %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
+	return bench_close(f, "bench_static_key", path);
 }
 
 static void usage(FILE *f)
@@ -371,19 +366,9 @@ int main(int argc, char **argv)
 	uint64_t target_ns;
 	int ret;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
-			quick = 1;
-		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
-			json = argv[++i];
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
+	ret = bench_options(argc, argv, usage, &quick, &json);
+	if (ret >= 0)
+		return ret;
 
 	/*
 	 * Default: 41 rounds of five ~20 ms runs, about 4 s. The slowest
