@@ -238,8 +238,9 @@ static void request(const struct request *r)
 
 static void show_slots(void)
 {
-	printf("\nSlots: each hook has %u, filled in module order; an empty "
-	       "slot is a NOP.\n  %-19s", demo_hook_set.slots, "hook");
+	printf("\nSlots: each hook has %u, filled in module order; the walk "
+	       "stops at the\nfirst slot after which all are empty.\n  %-19s",
+	       demo_hook_set.slots, "hook");
 	for (unsigned int s = 0; s < demo_hook_set.slots; s++)
 		printf(s + 1 < demo_hook_set.slots ? " slot %-6u" : " slot %u",
 		       s);
@@ -328,7 +329,7 @@ static void toggle(const char *name, bool enable)
 		       name, onoff);
 	else
 		printf("  %s %s: %lu batch rewrote %lu sites (its slots' "
-		       "keys)\n", name, onoff, after.batches - before.batches,
+		       "keys and the\n    hooks' tail keys)\n", name, onoff, after.batches - before.batches,
 		       after.sites_patched - before.sites_patched);
 	check(!rc, "the toggle to work");
 	toggled_off = enable ? NULL : name;

@@ -4,10 +4,11 @@
  * defines the hook set, and the security_*() functions the host calls
  * before it does something (the kernel's security/security.c).
  *
- * Each wrapper is a call_int_hook() or call_void_hook(): per slot, a
- * static key (a 5-byte NOP while the slot is empty or off) and a direct
- * call to the slot's trampoline. Hooks whose result is not "the first
- * refusal" write their own loop with lsm_for_each_hook().
+ * Each wrapper is a call_int_hook() or call_void_hook(): per slot, two
+ * static keys (a tail key that ends the walk when this slot and all after
+ * it are empty, and the slot's own key) and a direct call, patched from
+ * the slot's trampoline to the module's callback. Hooks whose result is
+ * not "the first refusal" write their own loop with lsm_for_each_hook().
  */
 #include <stdio.h>
 #include <string.h>
