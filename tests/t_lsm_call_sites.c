@@ -46,6 +46,16 @@ static int ret_b(struct t_file *f)
 	return 1002;
 }
 
+/* Where the call that reached ret_c returns to. */
+static void *ret_c_from;
+
+__attribute__((noinline)) static int ret_c(struct t_file *f)
+{
+	(void)f;
+	ret_c_from = __builtin_return_address(0);
+	return 1003;
+}
+
 static int file_open(void)
 {
 	struct t_file f = { NULL, 0 };
@@ -54,11 +64,15 @@ static int file_open(void)
 }
 
 static int mid[3];
+static void *mid_from[3];
 
 static void open_mid_patch(int step)
 {
-	if (step >= 1 && step <= 2)
+	if (step >= 1 && step <= 2) {
+		ret_c_from = NULL;
 		mid[step] = file_open();
+		mid_from[step] = ret_c_from;
+	}
 }
 
 static int retarget(void *func)
@@ -152,6 +166,16 @@ int main(int argc, char **argv)
 	ulsm_test_step_hook = NULL;
 	ok(mid[1] == 0 && mid[2] == 0, "  mid-patch calls returned 0 (%d, %d)",
 	   mid[1], mid[2]);
+
+	/* The emulated call returns exactly where the real one does. */
+	ulsm_test_step_hook = open_mid_patch;
+	is_int(retarget((void *)ret_c), 0, "retarget to ret_c mid-patch");
+	ulsm_test_step_hook = NULL;
+	ret_c_from = NULL;
+	is_int(file_open(), 1003, "  file_open then returns ret_c's value");
+	ok(ret_c_from && mid_from[1] == ret_c_from && mid_from[2] == ret_c_from,
+	   "  mid-patch calls returned to the call's own return address "
+	   "(%p, %p; real %p)", mid_from[1], mid_from[2], ret_c_from);
 	is_int(retarget((void *)ret_a), 0, "back to ret_a");
 
 	w = seq_start(nthreads, worker_main);
