@@ -71,7 +71,7 @@ LIB_CFLAGS	:= -fPIC -fvisibility=hidden
 ZDEFS		:= $(if $(SANITIZE),,-Wl,-z,defs)
 LDLIBS_ALL	:= -pthread -ldl $(LDLIBS)
 
-LIB_SRCS	:= src/error.c src/init.c src/lock.c src/quiesce.c src/registry.c \
+LIB_SRCS	:= src/sys.c src/error.c src/init.c src/lock.c src/quiesce.c src/registry.c \
 		   src/patch.c src/text_write.c src/sync_core.c src/trap.c \
 		   src/static_key.c src/static_call.c src/object.c src/lsm.c
 ifeq ($(GENERIC),1)

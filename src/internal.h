@@ -19,6 +19,7 @@
 #include <ulsm/ulsm.h>
 
 #include "arch.h"
+#include "sys.h"
 
 #define ULSM_API	__attribute__((visibility("default")))
 

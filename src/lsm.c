@@ -21,11 +21,6 @@
 
 #include "internal.h"
 
-#ifndef __NR_mseal
-# ifdef __x86_64__
-#  define __NR_mseal 462
-# endif
-#endif
 
 enum module_state {
 	MOD_REGISTERED,		/* known, not (yet) ordered */
@@ -93,7 +88,7 @@ static void unlock(void)
 static struct ulsm_lsm_state *state_of(struct ulsm_hook_set *set)
 {
 	if (!set->state)
-		set->state = calloc(1, sizeof(*set->state));
+		set->state = ulsm_calloc(1, sizeof(*set->state));
 	return set->state;
 }
 
@@ -284,7 +279,7 @@ static int build_list(struct ulsm_lsm_state *st)
 
 	for (size_t i = 0; i < st->nordered; i++)
 		len += strlen(st->ordered[i]->name) + 1;
-	s = malloc(len);
+	s = ulsm_malloc(len);
 	if (!s)
 		return -ENOMEM;
 	s[0] = '\0';
@@ -295,7 +290,7 @@ static int build_list(struct ulsm_lsm_state *st)
 			strcat(s, ",");
 		strcat(s, st->ordered[i]->name);
 	}
-	free(st->list);
+	ulsm_free(st->list);
 	st->list = s;
 	return 0;
 }
@@ -334,7 +329,7 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	}
 	for (m = st->modules; m; m = m->next)
 		count++;
-	st->ordered = calloc(count + 1, sizeof(*st->ordered));
+	st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
 	if (!st->ordered) {
 		ret = -ENOMEM;
 		goto out;
@@ -420,7 +415,7 @@ static int plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 {
 	p->set = set;
 	p->n = set->nhooks * set->slots;
-	p->on = calloc(2 * p->n + 1, sizeof(*p->on));
+	p->on = ulsm_calloc(2 * p->n + 1, sizeof(*p->on));
 	if (!p->on)
 		return -ENOMEM;
 	p->tail = p->on + p->n;
@@ -431,7 +426,7 @@ static int plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 
 static void plan_end(struct slot_plan *p)
 {
-	free(p->on);
+	ulsm_free(p->on);
 	p->on = p->tail = NULL;
 }
 
@@ -489,11 +484,11 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 {
 	struct ulsm_batch b = ULSM_BATCH_INIT;
 	struct slot_plan plan;
-	bool *first = calloc((size_t)n + 1, sizeof(*first));
+	bool *first = ulsm_calloc((size_t)n + 1, sizeof(*first));
 	int ret;
 
 	if (!first || plan_begin(&plan, set)) {
-		free(first);
+		ulsm_free(first);
 		return -ENOMEM;
 	}
 	for (int i = 0; i < n; i++)
@@ -524,7 +519,7 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 out:
 	ulsm_batch_free(&b);
 	plan_end(&plan);
-	free(first);
+	ulsm_free(first);
 	return ret;
 }
 
@@ -547,8 +542,8 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 		unlock();
 		return ret;
 	}
-	slot = calloc((size_t)count + 1, sizeof(*slot));
-	fn = calloc((size_t)count + 1, sizeof(*fn));
+	slot = ulsm_calloc((size_t)count + 1, sizeof(*slot));
+	fn = ulsm_calloc((size_t)count + 1, sizeof(*fn));
 	if (!slot || !fn) {
 		ret = -ENOMEM;
 		goto out;
@@ -590,20 +585,21 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 		}
 out:
 	unlock();
-	free(slot);
-	free(fn);
+	ulsm_free(slot);
+	ulsm_free(fn);
 	return ret;
 }
 
 static int protect(void *addr, size_t len, const char *what)
 {
-	if (mprotect(addr, len, PROT_READ))
-		return ulsm_error(-errno, "cannot seal the %s", what);
-#ifdef __NR_mseal
+	int ret = ulsm_sys_mprotect(addr, len, PROT_READ);
+
+	if (ret)
+		return ulsm_error(ret, "cannot seal the %s", what);
 	/* Linux 6.10+; older kernels say ENOSYS and mprotect must do. */
-	if (syscall(__NR_mseal, addr, len, 0) && errno != ENOSYS)
-		ulsm_debug("mseal of the %s failed: %s", what, strerror(errno));
-#endif
+	ret = ulsm_sys_mseal(addr, len);
+	if (ret && ret != -ENOSYS)
+		ulsm_debug("mseal of the %s failed: %s", what, strerror(-ret));
 	return 0;
 }
 
@@ -761,7 +757,7 @@ ULSM_API int ulsm_lsm_blob_alloc(struct ulsm_hook_set *set,
 	*blob = NULL;
 	if (!size)
 		return 0;
-	*blob = calloc(1, (size_t)size);
+	*blob = ulsm_calloc(1, (size_t)size);
 	return *blob ? 0 : -ENOMEM;
 }
 
@@ -769,6 +765,6 @@ ULSM_API void ulsm_lsm_blob_free(void **blob)
 {
 	if (!blob)
 		return;
-	free(*blob);
+	ulsm_free(*blob);
 	*blob = NULL;
 }

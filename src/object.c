@@ -106,11 +106,11 @@ static int register_sites(struct object *obj,
 
 	if (!nj && !nc && !ns)
 		return 0;
-	sites = calloc(nj + nc + ns, sizeof(*sites));
-	compiled = calloc(nj + 1, sizeof(*compiled));
+	sites = ulsm_calloc(nj + nc + ns, sizeof(*sites));
+	compiled = ulsm_calloc(nj + 1, sizeof(*compiled));
 	if (!sites || !compiled) {
-		free(sites);
-		free(compiled);
+		ulsm_free(sites);
+		ulsm_free(compiled);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nj; i++) {
@@ -140,8 +140,8 @@ static int register_sites(struct object *obj,
 			ulsm_registry_set_owner(obj, NULL, 0);
 	}
 	ulsm_batch_free(&b);
-	free(sites);
-	free(compiled);
+	ulsm_free(sites);
+	ulsm_free(compiled);
 	if (!ret && refused)
 		ret = ulsm_error(-EILSEQ, "%d of %zu sites refused", refused,
 				 nj + nc);
@@ -170,7 +170,7 @@ ULSM_API int ulsm_object_register(const struct ulsm_object_tables *t)
 		obj->refs++;
 		goto out;
 	}
-	obj = calloc(1, sizeof(*obj));
+	obj = ulsm_calloc(1, sizeof(*obj));
 	if (!obj) {
 		ret = -ENOMEM;
 		goto out;
@@ -183,7 +183,7 @@ ULSM_API int ulsm_object_register(const struct ulsm_object_tables *t)
 		/* Nothing of the object is known: its sites stay as compiled. */
 		fprintf(stderr, "ulsm: cannot register an object's static keys: "
 			"%s\n", ulsm_last_error());
-		free(obj);
+		ulsm_free(obj);
 		goto out;
 	}
 	obj->next = objects;
@@ -211,7 +211,7 @@ ULSM_API int ulsm_object_unregister(const struct ulsm_object_tables *t)
 	} else if (!--obj->refs) {
 		ret = ulsm_registry_set_owner(obj, NULL, 0);
 		*pp = obj->next;
-		free(obj);
+		ulsm_free(obj);
 	}
 	ulsm_unlock();
 	return ret;

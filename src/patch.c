@@ -36,7 +36,7 @@ int ulsm_batch_add(struct ulsm_batch *b, uintptr_t addr,
 				  (unsigned long)addr);
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 16;
-		struct ulsm_patch *v = realloc(b->v, cap * sizeof(*v));
+		struct ulsm_patch *v = ulsm_reallocarray(b->v, cap, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -52,7 +52,7 @@ int ulsm_batch_add(struct ulsm_batch *b, uintptr_t addr,
 
 void ulsm_batch_free(struct ulsm_batch *b)
 {
-	free(b->v);
+	ulsm_free(b->v);
 	b->v = NULL;
 	b->n = b->cap = 0;
 }

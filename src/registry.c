@@ -45,9 +45,9 @@ static void registry_free(struct registry *r)
 {
 	if (!r)
 		return;
-	free(r->by_addr);
-	free(r->by_key);
-	free(r);
+	ulsm_free(r->by_addr);
+	ulsm_free(r->by_key);
+	ulsm_free(r);
 }
 
 int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
@@ -61,12 +61,12 @@ int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
 			keep += old->by_addr[i].owner != owner;
 	total = keep + n;
 
-	r = calloc(1, sizeof(*r));
+	r = ulsm_calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	if (total) {
-		r->by_addr = malloc(total * sizeof(*r->by_addr));
-		r->by_key = malloc(total * sizeof(*r->by_key));
+		r->by_addr = ulsm_malloc(total * sizeof(*r->by_addr));
+		r->by_key = ulsm_malloc(total * sizeof(*r->by_key));
 		if (!r->by_addr || !r->by_key) {
 			registry_free(r);
 			return -ENOMEM;

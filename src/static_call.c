@@ -136,7 +136,7 @@ static int fresh_tramps_init(struct fresh_tramps *f,
 			     const struct ulsm_site *sites, size_t n)
 {
 	f->n = 0;
-	f->v = malloc((n + 1) * sizeof(*f->v));
+	f->v = ulsm_malloc((n + 1) * sizeof(*f->v));
 	if (!f->v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
@@ -203,7 +203,7 @@ int ulsm_call_sites_collect(const struct ulsm_call_site *start,
 		if (!ret && memcmp(cur.bytes, want.bytes, want.len))
 			ret = ulsm_batch_add(b, site, &cur, &want);
 	}
-	free(fresh.v);
+	ulsm_free(fresh.v);
 	return ret;
 }
 
