@@ -39,6 +39,19 @@ static void parse_env(void)
 	else if (s && *s && strcmp(s, "auto"))
 		ulsm_debug("ULSM_WRITE=%s not understood, using auto", s);
 
+	ulsm_config.sync_timeout_ms = ULSM_SYNC_TIMEOUT_MS_DEFAULT;
+	s = getenv("ULSM_SYNC_TIMEOUT_MS");
+	if (s && *s) {
+		char *end;
+		long n = strtol(s, &end, 10);
+
+		if (!*end && n >= 1 && n <= 3600000)
+			ulsm_config.sync_timeout_ms = (unsigned int)n;
+		else
+			ulsm_debug("ULSM_SYNC_TIMEOUT_MS=%s is not a number of "
+				   "milliseconds from 1 to 3600000", s);
+	}
+
 	ulsm_config.sync_signal = SIGRTMAX - 3;
 	s = getenv("ULSM_SYNC_SIGNAL");
 	if (s && *s) {
@@ -93,6 +106,16 @@ ULSM_API int ulsm_set_sync_mode(enum ulsm_sync_mode mode)
 		ulsm_config.sync_mode = old;
 	ulsm_unlock();
 	return ret;
+}
+
+ULSM_API int ulsm_set_sync_timeout(unsigned int ms)
+{
+	if (!ms || ms > 3600000)
+		return ulsm_error(-EINVAL, "sync timeout %u ms: from 1 to "
+				  "3600000", ms);
+	ulsm_init();
+	__atomic_store_n(&ulsm_config.sync_timeout_ms, ms, __ATOMIC_RELAXED);
+	return 0;
 }
 
 ULSM_API int ulsm_set_write_mode(enum ulsm_write_mode mode)

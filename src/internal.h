@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <ulsm/static_call.h>
 #include <ulsm/static_key.h>
@@ -71,7 +72,10 @@ struct ulsm_config {
 	enum ulsm_sync_mode sync_mode;
 	enum ulsm_write_mode write_mode;
 	int sync_signal;
+	unsigned int sync_timeout_ms;
 };
+
+#define ULSM_SYNC_TIMEOUT_MS_DEFAULT	2000
 
 extern struct ulsm_config ulsm_config;
 
@@ -87,6 +91,12 @@ void ulsm_init(void);
 int ulsm_lock(void);
 void ulsm_unlock(void);
 bool ulsm_lock_held(void);
+
+/*
+ * Take the patch lock for an update: first bring every pending object in
+ * line (src/object.c), failing with its error if one still cannot be.
+ */
+int ulsm_update_lock(void);
 void ulsm_lock_atfork_init(void);
 
 /* --- statistics -------------------------------------------------------- */
@@ -134,11 +144,13 @@ struct ulsm_site {
 	const void *owner;		/* the object's tables */
 	uint8_t kind;
 	uint8_t branch;			/* the kernel's branch bit */
+	uint8_t dead;			/* removed without a new snapshot */
 };
 
 /*
  * Replace the set of sites owned by @owner with @sites (n may be 0, which
- * removes them). Caller holds the patch lock. Return 0 or -ENOMEM.
+ * removes them, and never fails). Caller holds the patch lock. Return 0
+ * or -ENOMEM.
  */
 int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
 			    size_t n);
@@ -156,6 +168,13 @@ bool ulsm_registry_is_site(uintptr_t addr);
 
 /* The registered site at @addr, or NULL. Caller holds the patch lock. */
 const struct ulsm_site *ulsm_registry_find(uintptr_t addr);
+
+/*
+ * Copy up to @max registered sites, in address order, to @out; return how
+ * many there are. For tests, under the patch lock or with no update
+ * running.
+ */
+size_t ulsm_registry_snapshot(struct ulsm_site *out, size_t max);
 
 /* --- queueing updates into a caller's batch (hook framework) ---------- */
 
@@ -205,6 +224,21 @@ static inline uintptr_t ulsm_rel(const int32_t *field)
 	return (uintptr_t)field + (intptr_t)*field;
 }
 
+/* --- breakpoint traps ------------------------------------------------ */
+
+/*
+ * What the handler does with a breakpoint trap at @addr: the patcher's
+ * answer (src/patch.c), given to ulsm_trap_install. Async-signal-safe.
+ */
+enum ulsm_trap_action {
+	ULSM_TRAP_NOT_OURS,
+	ULSM_TRAP_EMULATE,	/* continue at *resume, with *link if nonzero */
+	ULSM_TRAP_REWIND,	/* re-execute the site: continue at addr */
+};
+typedef enum ulsm_trap_action (*ulsm_trap_lookup_fn)(uintptr_t addr,
+						     uintptr_t *resume,
+						     uintptr_t *link);
+
 /* --- batches (src/patch.c) --------------------------------------------- */
 
 struct ulsm_patch {
@@ -232,13 +266,9 @@ void ulsm_batch_free(struct ulsm_batch *b);
 int ulsm_batch_apply(struct ulsm_batch *b);
 
 /*
- * For the breakpoint handler: a trap at @addr. Async-signal-safe.
+ * What the breakpoint handler does with a trap at @addr (its
+ * ulsm_trap_lookup_fn). Async-signal-safe.
  */
-enum ulsm_trap_action {
-	ULSM_TRAP_NOT_OURS,
-	ULSM_TRAP_EMULATE,	/* continue at *resume, with *link if nonzero */
-	ULSM_TRAP_REWIND,	/* re-execute the site: continue at addr */
-};
 enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume,
 				       uintptr_t *link);
 
@@ -247,35 +277,59 @@ extern void (*ulsm_test_step_hook)(int step);
 
 /* --- text writing (src/text_write.c) ----------------------------------- */
 
+struct ulsm_text_page {
+	uintptr_t page;
+	uintptr_t first;	/* the first byte of a site on this page */
+	int prot;		/* its protection, for the mprotect method */
+};
+
 struct ulsm_text_writer {
 	int method;		/* enum ulsm_write_mode, never AUTO once open */
-	int fd;
+	int fd;			/* /proc/self/mem */
+	bool windows_open;	/* the pages are writable (mprotect) */
+	size_t npages;
+	struct ulsm_text_page *pages;
 };
 
 /*
- * Choose a write method that works for every site of @b, by rewriting each
- * site's current first byte over itself. Nothing changes.
- * Return 0, or -EPERM (with a message) if no method can write there.
+ * Choose a write method that works for every site of @b and acquire what
+ * it needs, so that no write afterwards needs a new resource. No byte
+ * changes. Return 0, -EPERM (with a message) if no method may write
+ * there, or the errno of a missing resource (-EMFILE, -ENOMEM, ...).
  */
 int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b);
 int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 		    const void *bytes, size_t len);
 void ulsm_text_close(struct ulsm_text_writer *w);
 
-/* Test hook: make the Nth text write from now fail with -EIO (0: never). */
-extern unsigned long ulsm_fault_write_countdown;
-
 /* --- core sync (src/sync_core.c) --------------------------------------- */
 
-/* Make sure a sync method works; return 0 or -ENOSYS. */
+/* What a batch's core syncs need, acquired before its first write. */
+struct ulsm_sync {
+	int method;
+	int taskfd;		/* /proc/self/task, for the signal method */
+	pid_t pid, self;
+};
+
+/* Choose a sync method that works; return 0, -ENOSYS or -EBUSY. */
 int ulsm_sync_prepare(void);
+/*
+ * Step 0 of a batch: choose the method and acquire what its rounds need;
+ * with signals, check that every thread can answer, and rehearse one
+ * round. Return 0, or a negative errno with nothing held.
+ */
+int ulsm_sync_begin(struct ulsm_sync *s);
 /* Make every thread of the process serialise its instruction stream. */
-int ulsm_sync_cores(void);
+int ulsm_sync_cores(struct ulsm_sync *s);
+void ulsm_sync_end(struct ulsm_sync *s);
 const char *ulsm_sync_name(void);
 
 /* --- breakpoint handler (src/trap.c) ----------------------------------- */
 
-/* Install the SIGTRAP handler if it is not ours, chaining to the old one. */
-int ulsm_trap_install(void);
+/*
+ * Install the SIGTRAP handler if it is not ours, chaining to the old one,
+ * and make it ask @lookup about breakpoint traps.
+ */
+int ulsm_trap_install(ulsm_trap_lookup_fn lookup);
 
 #endif /* ULSM_SRC_INTERNAL_H */

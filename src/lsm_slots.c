@@ -118,7 +118,7 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 	}
 	for (int i = 0; i < n; i++)
 		plan.on[plan_index(&plan, slot[i])] = true;
-	ret = ulsm_lock();
+	ret = ulsm_update_lock();
 	if (ret)
 		goto out;
 	for (int i = 0; i < n && !ret; i++)

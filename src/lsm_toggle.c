@@ -45,7 +45,7 @@ ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
 	for (size_t i = 0; i < n; i++)
 		if (owned_by(&set->table[i], name))
 			plan.on[i] = enable;
-	ret = ulsm_lock();
+	ret = ulsm_update_lock();
 	if (ret)
 		goto out;
 	ret = ulsm_lsm_plan_queue(&plan, &b);

@@ -9,6 +9,12 @@
  * instruction it was compiled with (a site that does not is refused and
  * never patched), records the sites, and patches those whose key changed
  * state before the object was loaded, as one batch.
+ *
+ * An object that cannot be registered for want of a resource (memory, a
+ * descriptor, a sync) is kept pending, in a static table so that keeping
+ * it needs no memory either: its sites stay as compiled and unknown to the
+ * registry, and every update first retries it (ulsm_update_lock), so no
+ * update returns 0 while an object's sites disagree with their keys.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -25,6 +31,14 @@ struct object {
 };
 
 static struct object *objects;
+
+/* Objects whose registration failed for want of a resource. */
+#define MAX_PENDING	256
+static struct pending {
+	const struct ulsm_object_tables *tables;
+	unsigned long refs;
+} pending[MAX_PENDING];
+static int npending;
 
 /* Decode @e into @s; refuse it (nonzero) if the site is not as compiled. */
 static int decode_entry(const struct ulsm_jump_entry *e, const void *owner,
@@ -111,7 +125,8 @@ static int register_sites(struct object *obj,
 	if (!sites || !compiled) {
 		ulsm_free(sites);
 		ulsm_free(compiled);
-		return -ENOMEM;
+		return ulsm_error(-ENOMEM, "no memory to decode %zu sites",
+				  nj + nc + ns);
 	}
 	for (size_t i = 0; i < nj; i++) {
 		const struct ulsm_jump_entry *e = &t->jump_start[i];
@@ -148,47 +163,134 @@ static int register_sites(struct object *obj,
 	return ret;
 }
 
+static bool tables_valid(const struct ulsm_object_tables *t)
+{
+	return t && t->size >= offsetof(struct ulsm_object_tables, call_start) &&
+	       t->jump_start <= t->jump_stop &&
+	       !t->jump_start == !t->jump_stop &&
+	       (!has_call_table(t) || t->call_start <= t->call_stop) &&
+	       (!has_site_table(t) || t->site_start <= t->site_stop);
+}
+
+static struct object *find_object(const struct ulsm_object_tables *t,
+				  struct object ***link)
+{
+	struct object **pp, *obj;
+
+	for (pp = &objects; (obj = *pp); pp = &obj->next)
+		if (obj->jump_start == t->jump_start)
+			break;
+	if (link)
+		*link = pp;
+	return obj;
+}
+
+static struct pending *find_pending(const struct ulsm_object_tables *t)
+{
+	for (int i = 0; i < npending; i++)
+		if (pending[i].tables->jump_start == t->jump_start)
+			return &pending[i];
+	return NULL;
+}
+
+/*
+ * Register @t with @refs references. Return 0, -EILSEQ (registered, with
+ * some sites refused), or another negative errno (nothing registered).
+ */
+static int register_object(const struct ulsm_object_tables *t,
+			   unsigned long refs)
+{
+	struct object *obj = ulsm_calloc(1, sizeof(*obj));
+	int ret = 0;
+
+	if (!obj)
+		return ulsm_error(-ENOMEM, "no memory to register an object");
+	obj->jump_start = t->jump_start;
+	obj->refs = refs;
+	if (arch_protocol != ULSM_PROTO_NONE)
+		ret = register_sites(obj, t);
+	if (ret && ret != -EILSEQ) {
+		ulsm_free(obj);
+		return ret;
+	}
+	obj->next = objects;
+	objects = obj;
+	return ret;
+}
+
+static void keep_pending(const struct ulsm_object_tables *t, int err)
+{
+	if (npending == MAX_PENDING) {
+		fprintf(stderr, "ulsm: an object's sites cannot be registered "
+			"(%s), and %d objects are pending already: its sites "
+			"keep their compiled state\n", strerror(-err),
+			MAX_PENDING);
+		return;
+	}
+	pending[npending].tables = t;
+	pending[npending].refs = 1;
+	npending++;
+	fprintf(stderr, "ulsm: an object's sites cannot be registered now "
+		"(%s); it is pending, and every update retries it\n",
+		ulsm_last_error()[0] ? ulsm_last_error() : strerror(-err));
+}
+
+static int retry_pending_locked(void)
+{
+	while (npending) {
+		struct pending *p = &pending[0];
+		int ret = register_object(p->tables, p->refs);
+
+		if (ret && ret != -EILSEQ) {
+			ulsm_debug("a pending object still cannot be "
+				   "registered: %s", ulsm_last_error());
+			return ulsm_error(ret, "a pending object cannot be "
+					  "brought in line with its keys (%s); "
+					  "nothing changed", strerror(-ret));
+		}
+		ulsm_debug("a pending object is registered");
+		memmove(&pending[0], &pending[1],
+			(size_t)--npending * sizeof(pending[0]));
+	}
+	return 0;
+}
+
+int ulsm_update_lock(void)
+{
+	int ret = ulsm_lock();
+
+	if (ret)
+		return ret;
+	ret = retry_pending_locked();
+	if (ret)
+		ulsm_unlock();
+	return ret;
+}
+
 ULSM_API int ulsm_object_register(const struct ulsm_object_tables *t)
 {
+	struct pending *p;
 	struct object *obj;
 	int ret;
 
-	if (!t || t->size < offsetof(struct ulsm_object_tables, call_start) ||
-	    t->jump_start > t->jump_stop ||
-	    (!t->jump_start != !t->jump_stop) ||
-	    (has_call_table(t) && t->call_start > t->call_stop) ||
-	    (has_site_table(t) && t->site_start > t->site_stop))
+	if (!tables_valid(t))
 		return ulsm_error(-EINVAL, "ulsm_object_register: bad tables");
 	ulsm_init();
 	ret = ulsm_lock();
 	if (ret)
 		return ret;
-	for (obj = objects; obj; obj = obj->next)
-		if (obj->jump_start == t->jump_start)
-			break;
+	obj = find_object(t, NULL);
+	p = obj ? NULL : find_pending(t);
 	if (obj) {
 		obj->refs++;
-		goto out;
+	} else if (p) {
+		p->refs++;
+		ret = retry_pending_locked();
+	} else {
+		ret = register_object(t, 1);
+		if (ret && ret != -EILSEQ)
+			keep_pending(t, ret);
 	}
-	obj = ulsm_calloc(1, sizeof(*obj));
-	if (!obj) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	obj->jump_start = t->jump_start;
-	obj->refs = 1;
-	if (arch_protocol != ULSM_PROTO_NONE)
-		ret = register_sites(obj, t);
-	if (ret && ret != -EILSEQ) {
-		/* Nothing of the object is known: its sites stay as compiled. */
-		fprintf(stderr, "ulsm: cannot register an object's static keys: "
-			"%s\n", ulsm_last_error());
-		ulsm_free(obj);
-		goto out;
-	}
-	obj->next = objects;
-	objects = obj;
-out:
 	ulsm_unlock();
 	return ret;
 }
@@ -196,6 +298,7 @@ out:
 ULSM_API int ulsm_object_unregister(const struct ulsm_object_tables *t)
 {
 	struct object **pp, *obj;
+	struct pending *p;
 	int ret;
 
 	if (!t)
@@ -203,16 +306,45 @@ ULSM_API int ulsm_object_unregister(const struct ulsm_object_tables *t)
 	ret = ulsm_lock();
 	if (ret)
 		return ret;
-	for (pp = &objects; (obj = *pp); pp = &obj->next)
-		if (obj->jump_start == t->jump_start)
-			break;
-	if (!obj) {
+	obj = find_object(t, &pp);
+	p = obj ? NULL : find_pending(t);
+	if (obj) {
+		if (!--obj->refs) {
+			ulsm_registry_set_owner(obj, NULL, 0);
+			*pp = obj->next;
+			ulsm_free(obj);
+		}
+	} else if (p) {
+		if (!--p->refs)
+			memmove(p, p + 1, (size_t)(&pending[--npending] - p) *
+				sizeof(*p));
+	} else {
 		ret = ulsm_error(-ENOENT, "ulsm_object_unregister: not registered");
-	} else if (!--obj->refs) {
-		ret = ulsm_registry_set_owner(obj, NULL, 0);
-		*pp = obj->next;
-		ulsm_free(obj);
 	}
 	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_pending_objects(void)
+{
+	int n;
+
+	ulsm_init();
+	if (ulsm_lock())
+		return npending;
+	n = npending;
+	ulsm_unlock();
+	return n;
+}
+
+ULSM_API int ulsm_retry_pending(void)
+{
+	int ret;
+
+	ulsm_init();
+	ulsm_clear_error();
+	ret = ulsm_update_lock();
+	if (!ret)
+		ulsm_unlock();
 	return ret;
 }

@@ -2,11 +2,18 @@
 /*
  * The patching core: batches of instruction changes applied safely while
  * other threads execute them. The protocol, its ordering and its failure
- * cases are described in docs/patching-protocol.md; the comments here only
- * point at the steps.
+ * cases are described in docs/patching-protocol.md ("The breakpoint
+ * protocol" and "Failures: all or nothing by construction"); the comments
+ * here only point at the steps.
+ *
+ * The rule that makes a batch all or nothing: step 0 acquires everything
+ * (the write path, the sync's descriptor and buffers, the trap handler);
+ * once the first byte is written, a failure rolls back with only those.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +25,13 @@
  */
 static struct ulsm_batch *published;
 static int rolling_back;
+
+/*
+ * A batch whose rollback could not be finished (a write kept failing): it
+ * stays published, rolling back, so that threads meeting its breakpoints
+ * continue as the old instructions, until an update finishes the job.
+ */
+static struct ulsm_batch stranded;
 
 /* Test hook: called after each step's core sync (tests/t_trap.c). */
 void (*ulsm_test_step_hook)(int step);
@@ -39,7 +53,8 @@ int ulsm_batch_add(struct ulsm_batch *b, uintptr_t addr,
 		struct ulsm_patch *v = ulsm_reallocarray(b->v, cap, sizeof(*v));
 
 		if (!v)
-			return -ENOMEM;
+			return ulsm_error(-ENOMEM, "no memory for a batch of %zu "
+					  "sites", cap);
 		b->v = v;
 		b->cap = cap;
 	}
@@ -85,59 +100,87 @@ static int batch_check(struct ulsm_batch *b)
 	return 0;
 }
 
-static void write_or_die(struct ulsm_text_writer *w, uintptr_t addr,
-			 const uint8_t *bytes, size_t len)
+/*
+ * A write while rolling back: with the descriptor or window that step 0
+ * opened, which just worked, so a failure is transient; retried.
+ */
+static int write_retry(struct ulsm_text_writer *w, uintptr_t addr,
+		       const uint8_t *bytes, size_t len)
 {
-	if (ulsm_text_write(w, addr, bytes, len))
-		ulsm_die("cannot restore the text at %#lx", (unsigned long)addr);
+	int ret = -EIO;
+
+	for (int tries = 0; tries < 4 && ret; tries++) {
+		if (tries)
+			sched_yield();
+		ret = ulsm_text_write(w, addr, bytes, len);
+	}
+	return ret;
 }
 
-static void sync_or_die(void)
+/* A sync while rolling back: failures do not stop the rollback. */
+static void sync_anyway(struct ulsm_sync *s)
 {
-	if (ulsm_sync_cores())
-		ulsm_die("core sync failed in the middle of a batch");
+	if (ulsm_sync_cores(s)) {
+		ulsm_stat_add(syncs_failed, 1);
+		ulsm_debug("a core sync failed while rolling back (%s); "
+			   "going on", ulsm_last_error());
+	}
 }
 
 /*
  * Bring every site back to its old instruction, from whatever mix of old,
  * breakpoint and new bytes a failed step left: the protocol again, towards
- * the old bytes. A failure here would leave broken text, hence die.
+ * the old bytes. Until the last step every site starts with a breakpoint,
+ * which is why a failed sync does not stop it (docs/patching-protocol.md).
+ * Return 0, or -EIO if a write kept failing.
  */
-static void batch_roll_back(struct ulsm_batch *b, struct ulsm_text_writer *w)
-{
-	__atomic_store_n(&rolling_back, 1, __ATOMIC_SEQ_CST);
-	for (size_t i = 0; i < b->n; i++)
-		write_or_die(w, b->v[i].addr, arch_breakpoint,
-			     arch_breakpoint_len);
-	sync_or_die();
-	for (size_t i = 0; i < b->n; i++) {
-		const struct ulsm_patch *p = &b->v[i];
-
-		if (p->old.len > arch_breakpoint_len)
-			write_or_die(w, p->addr + arch_breakpoint_len,
-				     p->old.bytes + arch_breakpoint_len,
-				     p->old.len - arch_breakpoint_len);
-	}
-	sync_or_die();
-	for (size_t i = 0; i < b->n; i++)
-		write_or_die(w, b->v[i].addr, b->v[i].old.bytes,
-			     arch_breakpoint_len);
-	sync_or_die();
-}
-
-static int apply_breakpoint(struct ulsm_batch *b, struct ulsm_text_writer *w)
+static int roll_back_breakpoint(struct ulsm_batch *b,
+				struct ulsm_text_writer *w, struct ulsm_sync *s)
 {
 	const size_t bp = arch_breakpoint_len;
 	int ret = 0;
 
-	__atomic_store_n(&rolling_back, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&published, b, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&rolling_back, 1, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < b->n && !ret; i++)
+		ret = write_retry(w, b->v[i].addr, arch_breakpoint, bp);
+	sync_anyway(s);
+	for (size_t i = 0; i < b->n && !ret; i++) {
+		const struct ulsm_patch *p = &b->v[i];
+
+		if (p->old.len > bp)
+			ret = write_retry(w, p->addr + bp, p->old.bytes + bp,
+					  p->old.len - bp);
+	}
+	sync_anyway(s);
+	for (size_t i = 0; i < b->n && !ret; i++)
+		ret = write_retry(w, b->v[i].addr, b->v[i].old.bytes, bp);
+	sync_anyway(s);
+	return ret ? -EIO : 0;
+}
+
+/* A write of steps 1-3; a failure is explained for the rollback's message. */
+static int step_write(struct ulsm_text_writer *w, uintptr_t addr,
+		      const uint8_t *bytes, size_t len)
+{
+	int ret = ulsm_text_write(w, addr, bytes, len);
+
+	if (ret)
+		ulsm_error(ret, "writing %zu byte(s) at %#lx failed: %s", len,
+			   (unsigned long)addr, strerror(-ret));
+	return ret;
+}
+
+static int apply_breakpoint(struct ulsm_batch *b, struct ulsm_text_writer *w,
+			    struct ulsm_sync *s)
+{
+	const size_t bp = arch_breakpoint_len;
+	int ret = 0;
 
 	/* Step 1: a breakpoint over the first byte of every site. */
 	for (size_t i = 0; i < b->n && !ret; i++)
-		ret = ulsm_text_write(w, b->v[i].addr, arch_breakpoint, bp);
+		ret = step_write(w, b->v[i].addr, arch_breakpoint, bp);
 	if (!ret)
-		ret = ulsm_sync_cores();
+		ret = ulsm_sync_cores(s);
 	if (!ret)
 		after_step(1);
 
@@ -146,51 +189,136 @@ static int apply_breakpoint(struct ulsm_batch *b, struct ulsm_text_writer *w)
 		const struct ulsm_patch *p = &b->v[i];
 
 		if (p->new.len > bp)
-			ret = ulsm_text_write(w, p->addr + bp, p->new.bytes + bp,
-					      p->new.len - bp);
+			ret = step_write(w, p->addr + bp, p->new.bytes + bp,
+					 p->new.len - bp);
 	}
 	if (!ret)
-		ret = ulsm_sync_cores();
+		ret = ulsm_sync_cores(s);
 	if (!ret)
 		after_step(2);
 
 	/* Step 3: the first bytes; the sites are whole again. */
 	for (size_t i = 0; i < b->n && !ret; i++)
-		ret = ulsm_text_write(w, b->v[i].addr, b->v[i].new.bytes, bp);
+		ret = step_write(w, b->v[i].addr, b->v[i].new.bytes, bp);
 	if (!ret)
-		ret = ulsm_sync_cores();
-
-	if (ret)
-		batch_roll_back(b, w);
-
-	/* Step 4: late traps now find the final bytes and rewind. */
-	__atomic_store_n(&published, NULL, __ATOMIC_SEQ_CST);
-	ulsm_wait_for_handlers(&ulsm_trap_quiesce);
+		ret = ulsm_sync_cores(s);
 	return ret;
 }
 
-static int apply_atomic_word(struct ulsm_batch *b, struct ulsm_text_writer *w)
+/* aarch64: every site is one aligned word, stored whole. */
+static int roll_back_atomic_word(struct ulsm_batch *b,
+				 struct ulsm_text_writer *w, struct ulsm_sync *s)
 {
-	/* One naturally aligned store per site, then cache maintenance. */
-	for (size_t i = 0; i < b->n; i++) {
-		const struct ulsm_patch *p = &b->v[i];
-		int ret = ulsm_text_write(w, p->addr, p->new.bytes, p->new.len);
+	int ret = 0;
 
-		if (ret) {
-			while (i--)
-				write_or_die(w, b->v[i].addr, b->v[i].old.bytes,
-					     b->v[i].old.len);
-			return ret;
-		}
-		arch_flush_icache((void *)p->addr, p->new.len);
+	__atomic_store_n(&rolling_back, 1, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < b->n && !ret; i++) {
+		const struct ulsm_patch *p = &b->v[i];
+
+		ret = write_retry(w, p->addr, p->old.bytes, p->old.len);
+		if (!ret)
+			arch_flush_icache((void *)p->addr, p->old.len);
 	}
-	return ulsm_sync_cores();
+	sync_anyway(s);
+	return ret ? -EIO : 0;
+}
+
+static int apply_atomic_word(struct ulsm_batch *b, struct ulsm_text_writer *w,
+			     struct ulsm_sync *s)
+{
+	int ret = 0;
+
+	/* One naturally aligned store per site, then cache maintenance. */
+	for (size_t i = 0; i < b->n && !ret; i++) {
+		const struct ulsm_patch *p = &b->v[i];
+
+		ret = step_write(w, p->addr, p->new.bytes, p->new.len);
+		if (!ret)
+			arch_flush_icache((void *)p->addr, p->new.len);
+	}
+	if (!ret)
+		ret = ulsm_sync_cores(s);
+	return ret;
+}
+
+/* Roll @b back after a failed step; strand it if that cannot finish. */
+static int roll_back(struct ulsm_batch *b, struct ulsm_text_writer *w,
+		     struct ulsm_sync *s)
+{
+	int ret = arch_protocol == ULSM_PROTO_BREAKPOINT ?
+		  roll_back_breakpoint(b, w, s) :
+		  roll_back_atomic_word(b, w, s);
+
+	if (ret) {
+		/* Keep it published; the caller's batch memory becomes ours. */
+		stranded = *b;
+		b->v = NULL;
+		b->n = b->cap = 0;
+		__atomic_store_n(&published, &stranded, __ATOMIC_SEQ_CST);
+		ulsm_stat_add(batches_stranded, 1);
+	}
+	return ret;
+}
+
+/* Acquire what a batch needs, in step 0. Nothing is written. */
+static int batch_begin(struct ulsm_batch *b, struct ulsm_text_writer *w,
+		       struct ulsm_sync *s)
+{
+	int ret;
+
+	if (arch_protocol == ULSM_PROTO_BREAKPOINT) {
+		ret = ulsm_trap_install(ulsm_trap_lookup);
+		if (ret)
+			return ret;
+	}
+	ret = ulsm_text_open(w, b);
+	if (ret)
+		return ret;
+	ret = ulsm_sync_begin(s);
+	if (ret)
+		ulsm_text_close(w);
+	return ret;
+}
+
+static void batch_end(struct ulsm_text_writer *w, struct ulsm_sync *s)
+{
+	ulsm_sync_end(s);
+	ulsm_text_close(w);
+}
+
+/* Finish the rollback of a stranded batch, if there is one. */
+static int repair_stranded(void)
+{
+	struct ulsm_text_writer w;
+	struct ulsm_sync s;
+	int ret;
+
+	if (!stranded.n)
+		return 0;
+	ret = batch_begin(&stranded, &w, &s);
+	if (!ret) {
+		ret = arch_protocol == ULSM_PROTO_BREAKPOINT ?
+		      roll_back_breakpoint(&stranded, &w, &s) :
+		      roll_back_atomic_word(&stranded, &w, &s);
+		batch_end(&w, &s);
+	}
+	if (ret)
+		return ulsm_error(-EIO, "an earlier batch could not be rolled "
+				  "back, and still cannot (%d sites run "
+				  "emulated); no update until it can",
+				  (int)stranded.n);
+	__atomic_store_n(&published, NULL, __ATOMIC_SEQ_CST);
+	ulsm_wait_for_handlers(&ulsm_trap_quiesce);
+	ulsm_batch_free(&stranded);
+	ulsm_debug("the rollback of an earlier batch is finished");
+	return 0;
 }
 
 int ulsm_batch_apply(struct ulsm_batch *b)
 {
 	struct ulsm_text_writer w;
-	int ret;
+	struct ulsm_sync s;
+	int ret, err;
 
 	if (!ulsm_lock_held())
 		ulsm_die("batch applied without the patch lock");
@@ -199,28 +327,45 @@ int ulsm_batch_apply(struct ulsm_batch *b)
 	if (arch_protocol == ULSM_PROTO_NONE)
 		return ulsm_error(-ENOTSUP, "the generic back end patches no code");
 
-	ret = batch_check(b);
+	ret = repair_stranded();
 	if (!ret)
-		ret = ulsm_sync_prepare();
-	if (!ret && arch_protocol == ULSM_PROTO_BREAKPOINT)
-		ret = ulsm_trap_install();
+		ret = batch_check(b);
 	if (!ret)
-		ret = ulsm_text_open(&w, b);
+		ret = batch_begin(b, &w, &s);
 	if (ret) {
 		ulsm_stat_add(batches_failed, 1);
 		return ret;
 	}
 
-	if (arch_protocol == ULSM_PROTO_BREAKPOINT)
-		ret = apply_breakpoint(b, &w);
-	else
-		ret = apply_atomic_word(b, &w);
-	ulsm_text_close(&w);
+	__atomic_store_n(&rolling_back, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&published, b, __ATOMIC_SEQ_CST);
+	ret = arch_protocol == ULSM_PROTO_BREAKPOINT ?
+	      apply_breakpoint(b, &w, &s) : apply_atomic_word(b, &w, &s);
+	if (ret) {
+		const char *why = ulsm_last_error();
+		char cause[160];
+
+		snprintf(cause, sizeof(cause), "%s", *why ? why : strerror(-ret));
+		err = roll_back(b, &w, &s);
+		if (err)
+			ret = ulsm_error(-EIO, "a step failed (%s) and the "
+					 "rollback could not finish: the sites "
+					 "run emulated until an update can",
+					 cause);
+		else
+			ret = ulsm_error(ret, "a step failed (%s); every site "
+					 "restored", cause);
+	}
+	/* Step 4: late traps now find the final bytes and rewind. */
+	if (!stranded.n) {
+		__atomic_store_n(&published, NULL, __ATOMIC_SEQ_CST);
+		ulsm_wait_for_handlers(&ulsm_trap_quiesce);
+	}
+	batch_end(&w, &s);
 
 	if (ret) {
 		ulsm_stat_add(batches_failed, 1);
-		return ulsm_error(ret, "writing the text failed (%s); every site "
-				  "restored", strerror(-ret));
+		return ret;
 	}
 	ulsm_stat_add(batches, 1);
 	ulsm_stat_add(sites_patched, b->n);

@@ -50,6 +50,23 @@ static void registry_free(struct registry *r)
 	ulsm_free(r);
 }
 
+/*
+ * Removal must not fail (dlclose, a registration undone): without memory
+ * for a new snapshot, the owner's sites are marked dead in place, which
+ * the handler may see or not (it only reads a byte; a dead site no longer
+ * traps, its object being gone or its code as compiled), and the next
+ * snapshot leaves them out.
+ */
+static void mark_dead(struct registry *r, const void *owner)
+{
+	for (size_t i = 0; r && i < r->n; i++) {
+		if (r->by_addr[i].owner == owner)
+			__atomic_store_n(&r->by_addr[i].dead, 1, __ATOMIC_RELAXED);
+		if (r->by_key[i].owner == owner)
+			__atomic_store_n(&r->by_key[i].dead, 1, __ATOMIC_RELAXED);
+	}
+}
+
 int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
 			    size_t n)
 {
@@ -58,23 +75,30 @@ int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
 
 	if (old)
 		for (size_t i = 0; i < old->n; i++)
-			keep += old->by_addr[i].owner != owner;
+			keep += old->by_addr[i].owner != owner &&
+				!old->by_addr[i].dead;
 	total = keep + n;
 
 	r = ulsm_calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	if (total) {
-		r->by_addr = ulsm_malloc(total * sizeof(*r->by_addr));
-		r->by_key = ulsm_malloc(total * sizeof(*r->by_key));
+	if (r && total) {
+		r->by_addr = ulsm_calloc(total, sizeof(*r->by_addr));
+		r->by_key = ulsm_calloc(total, sizeof(*r->by_key));
 		if (!r->by_addr || !r->by_key) {
 			registry_free(r);
-			return -ENOMEM;
+			r = NULL;
 		}
+	}
+	if (!r) {
+		if (n)
+			return ulsm_error(-ENOMEM, "no memory to register %zu "
+					  "sites", n);
+		mark_dead(old, owner);
+		return 0;
 	}
 	if (old)
 		for (size_t i = 0; i < old->n; i++)
-			if (old->by_addr[i].owner != owner)
+			if (old->by_addr[i].owner != owner &&
+			    !old->by_addr[i].dead)
 				r->by_addr[r->n++] = old->by_addr[i];
 	for (size_t i = 0; i < n; i++)
 		r->by_addr[r->n++] = sites[i];
@@ -110,7 +134,11 @@ int ulsm_registry_for_key(const void *key,
 			hi = mid;
 	}
 	for (; lo < r->n && r->by_key[lo].key == key; lo++) {
-		int ret = fn(&r->by_key[lo], arg);
+		int ret;
+
+		if (__atomic_load_n(&r->by_key[lo].dead, __ATOMIC_RELAXED))
+			continue;
+		ret = fn(&r->by_key[lo], arg);
 
 		if (ret)
 			return ret;
@@ -120,10 +148,27 @@ int ulsm_registry_for_key(const void *key,
 
 static const struct ulsm_site *lookup(const struct registry *r, uintptr_t addr)
 {
+	const struct ulsm_site *s;
+
 	if (!r)
 		return NULL;
-	return ulsm_find_addr(r->by_addr, r->n, sizeof(*r->by_addr),
-			      offsetof(struct ulsm_site, addr), addr);
+	s = ulsm_find_addr(r->by_addr, r->n, sizeof(*r->by_addr),
+			   offsetof(struct ulsm_site, addr), addr);
+	return s && !__atomic_load_n(&s->dead, __ATOMIC_RELAXED) ? s : NULL;
+}
+
+size_t ulsm_registry_snapshot(struct ulsm_site *out, size_t max)
+{
+	const struct registry *r = current;
+	size_t n = 0;
+
+	for (size_t i = 0; r && i < r->n; i++)
+		if (!r->by_addr[i].dead) {
+			if (n < max)
+				out[n] = r->by_addr[i];
+			n++;
+		}
+	return n;
 }
 
 bool ulsm_registry_is_site(uintptr_t addr)

@@ -300,7 +300,7 @@ ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
 		return ulsm_error(-EINVAL, "static_call_update: NULL key");
 	ulsm_init();
 	ulsm_clear_error();
-	ret = ulsm_lock();
+	ret = ulsm_update_lock();
 	if (ret)
 		return ret;
 	if (arch_protocol == ULSM_PROTO_NONE)

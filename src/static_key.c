@@ -75,7 +75,7 @@ static int key_begin(struct static_key *key, const char *what)
 		return ulsm_error(-EINVAL, "%s: NULL key", what);
 	ulsm_init();
 	ulsm_clear_error();
-	ret = ulsm_lock();
+	ret = ulsm_update_lock();
 	if (ret)
 		return ret;
 	if (key->enabled < 0) {

@@ -8,20 +8,24 @@
  * follow the parent's memory into a forked child, and a program that closes
  * or reuses descriptor numbers could turn our write into a write elsewhere.
  *
- * Fallback: an mprotect window. The page becomes writable *and* executable
- * (other threads keep executing code on it) for the duration of one write,
- * then gets its original protection back, read from /proc/self/maps. All
- * of this happens under the patch lock, so no two windows overlap.
+ * Fallback: mprotect windows. Every page the batch touches becomes
+ * writable *and* executable (other threads keep executing code on it) for
+ * the duration of the batch, then gets its original protection back, read
+ * once from /proc/self/maps. All of this happens under the patch lock.
  *
- * The method is chosen in ulsm_text_open() by rewriting each site's current
- * first byte over itself: if no method can, the batch fails with -EPERM
- * before any byte changes (PR_SET_MDWE, proc_mem.force_override=never,
- * SELinux execmod, seccomp).
+ * ulsm_text_open() acquires everything a batch will need, before its
+ * first write: the descriptor (probed by rewriting one byte of each page
+ * over itself, which also makes the kernel copy the page now rather than
+ * in the middle of the batch), or the open windows. A write afterwards
+ * needs nothing new, so a rollback can always write. If no method can
+ * write, the batch fails before any byte changes: -EPERM for a refusal
+ * (PR_SET_MDWE, proc_mem.force_override=never, SELinux execmod, seccomp),
+ * or the errno of a missing resource (EMFILE, ENOMEM), which the caller
+ * may retry.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -35,32 +39,93 @@
 
 #include "internal.h"
 
-unsigned long ulsm_fault_write_countdown;
+static uintptr_t page_size(void)
+{
+	static uintptr_t psz;
+
+	if (!psz)
+		psz = (uintptr_t)sysconf(_SC_PAGESIZE);
+	return psz;
+}
+
+/*
+ * The pages [@addr, @addr + @len) touches, appended to @v (sorted, no
+ * duplicates, since sites come in address order).
+ */
+static void add_pages(struct ulsm_text_page *v, size_t *n, uintptr_t addr,
+		      size_t len)
+{
+	uintptr_t mask = ~(page_size() - 1);
+
+	for (uintptr_t p = addr & mask; p < addr + len; p += page_size())
+		if (!*n || v[*n - 1].page < p) {
+			v[*n].page = p;
+			v[*n].first = p > addr ? p : addr;
+			v[*n].prot = -1;
+			(*n)++;
+		}
+}
+
+static int collect_pages(struct ulsm_text_writer *w, const struct ulsm_batch *b)
+{
+	size_t max = 0;
+
+	for (size_t i = 0; i < b->n; i++)
+		max += 1 + (b->v[i].old.len + page_size() - 1) / page_size();
+	w->pages = ulsm_calloc(max, sizeof(*w->pages));
+	if (!w->pages)
+		return -ENOMEM;
+	w->npages = 0;
+	for (size_t i = 0; i < b->n; i++)
+		add_pages(w->pages, &w->npages, b->v[i].addr, b->v[i].old.len);
+	return 0;
+}
+
+/* --- /proc/self/mem ----------------------------------------------------- */
 
 static int procmem_write(int fd, uintptr_t addr, const void *bytes, size_t len)
 {
-	ssize_t n = pwrite(fd, bytes, len, (off_t)addr);
+	ssize_t n = ulsm_sys_pwrite(fd, bytes, len, addr);
 
 	if (n == (ssize_t)len)
 		return 0;
-	return n < 0 ? -errno : -EIO;
+	return n < 0 ? (int)n : -EIO;
 }
 
-/* Protection of the mapping that holds @addr, from /proc/self/maps. */
-static int page_prot(uintptr_t addr, int *prot)
+static int procmem_open(struct ulsm_text_writer *w)
+{
+	int ret = ulsm_sys_open("/proc/self/mem", O_RDWR);
+
+	if (ret < 0)
+		return ret;
+	w->fd = ret;
+	ret = 0;
+	for (size_t i = 0; i < w->npages && !ret; i++) {
+		uint8_t cur = *(const uint8_t *)w->pages[i].first;
+
+		ret = procmem_write(w->fd, w->pages[i].first, &cur, 1);
+	}
+	if (ret) {
+		ulsm_sys_close(w->fd);
+		w->fd = -1;
+	}
+	return ret;
+}
+
+/* --- mprotect windows --------------------------------------------------- */
+
+/* Fill in each page's protection from /proc/self/maps. */
+static int read_protections(struct ulsm_text_writer *w)
 {
 	char buf[4096], *line, *end;
-	size_t have = 0;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	int ret = -ENOENT;
+	size_t have = 0, next = 0;
+	int fd = ulsm_sys_open("/proc/self/maps", O_RDONLY);
+	ssize_t n = 0;
 
 	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
-
-		if (n <= 0)
-			break;
+		return fd;
+	while (next < w->npages &&
+	       (n = ulsm_sys_read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
 		have += (size_t)n;
 		buf[have] = '\0';
 		line = buf;
@@ -69,21 +134,62 @@ static int page_prot(uintptr_t addr, int *prot)
 			char perms[5];
 
 			*end = '\0';
-			if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 &&
-			    addr >= lo && addr < hi) {
-				*prot = (perms[0] == 'r' ? PROT_READ : 0) |
-					(perms[1] == 'w' ? PROT_WRITE : 0) |
-					(perms[2] == 'x' ? PROT_EXEC : 0);
-				ret = 0;
-				goto out;
-			}
+			if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3)
+				while (next < w->npages &&
+				       w->pages[next].page < hi) {
+					struct ulsm_text_page *p = &w->pages[next++];
+
+					if (p->page >= lo)
+						p->prot = (perms[0] == 'r' ? PROT_READ : 0) |
+							  (perms[1] == 'w' ? PROT_WRITE : 0) |
+							  (perms[2] == 'x' ? PROT_EXEC : 0);
+				}
 			line = end + 1;
 		}
 		have = strlen(line);
 		memmove(buf, line, have);
 	}
-out:
-	close(fd);
+	ulsm_sys_close(fd);
+	if (n < 0 && next < w->npages)
+		return (int)n;
+	for (size_t i = 0; i < w->npages; i++)
+		if (w->pages[i].prot < 0)
+			return -EFAULT;		/* not mapped */
+	return 0;
+}
+
+/* Give pages [0, @n) their protection back; retried, never fatal. */
+static void close_windows(struct ulsm_text_writer *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ulsm_text_page *p = &w->pages[i];
+		int ret = -1;
+
+		for (int tries = 0; tries < 4 && ret; tries++)
+			ret = ulsm_sys_mprotect((void *)p->page, page_size(),
+						p->prot);
+		if (ret)
+			fprintf(stderr, "ulsm: cannot restore the protection of "
+				"page %#lx (%s): it stays writable and "
+				"executable\n", (unsigned long)p->page,
+				strerror(-ret));
+	}
+}
+
+static int open_windows(struct ulsm_text_writer *w)
+{
+	int ret = read_protections(w);
+
+	for (size_t i = 0; i < w->npages && !ret; i++) {
+		const struct ulsm_text_page *p = &w->pages[i];
+
+		ret = ulsm_sys_mprotect((void *)p->page, page_size(),
+					p->prot | PROT_READ | PROT_WRITE |
+					PROT_EXEC);
+		if (ret)
+			close_windows(w, i);
+	}
+	w->windows_open = !ret;
 	return ret;
 }
 
@@ -98,52 +204,65 @@ static void store_text(uintptr_t addr, const uint8_t *bytes, size_t len)
 		((volatile uint8_t *)addr)[i] = bytes[i];
 }
 
-static int mprotect_write_page(uintptr_t addr, const uint8_t *bytes, size_t len)
-{
-	uintptr_t page = addr & ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
-	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
-	int prot, ret;
+/* --- choosing, writing, closing ----------------------------------------- */
 
-	ret = page_prot(addr, &prot);
-	if (ret)
-		return ret;
-	if (mprotect((void *)page, psz, prot | PROT_READ | PROT_WRITE | PROT_EXEC))
-		return -errno;
-	store_text(addr, bytes, len);
-	if (mprotect((void *)page, psz, prot))
-		ulsm_die("cannot restore the protection of %#lx", (unsigned long)page);
-	return 0;
+/* A failure for want of a resource, which a retry may not meet again. */
+static bool lack_of_resource(int err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM ||
+	       err == -EAGAIN;
 }
 
-static int mprotect_write(uintptr_t addr, const uint8_t *bytes, size_t len)
+int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 {
-	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	enum ulsm_write_mode mode = ulsm_config.write_mode;
+	int pret = 0, mret = 0, err;
 
-	while (len) {
-		size_t chunk = psz - (addr & (psz - 1));
-		int ret;
-
-		if (chunk > len)
-			chunk = len;
-		ret = mprotect_write_page(addr, bytes, chunk);
-		if (ret)
-			return ret;
-		addr += chunk;
-		bytes += chunk;
-		len -= chunk;
+	w->fd = -1;
+	w->windows_open = false;
+	w->pages = NULL;
+	w->npages = 0;
+	if (collect_pages(w, b))
+		return ulsm_error(-ENOMEM, "no memory for the batch's pages");
+	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_PROCMEM) {
+		w->method = ULSM_WRITE_PROCMEM;
+		pret = procmem_open(w);
+		if (!pret)
+			return 0;
+		ulsm_debug("/proc/self/mem cannot write the text (%s)",
+			   strerror(-pret));
 	}
-	return 0;
+	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_MPROTECT) {
+		w->method = ULSM_WRITE_MPROTECT;
+		mret = open_windows(w);
+		if (!mret)
+			return 0;
+		ulsm_debug("an mprotect window cannot write the text (%s)",
+			   strerror(-mret));
+	}
+	ulsm_free(w->pages);
+	w->pages = NULL;
+	err = lack_of_resource(pret) ? pret :
+	      lack_of_resource(mret) ? mret : -EPERM;
+	return ulsm_error(err, "%s (/proc/self/mem: %s; mprotect: %s)",
+			  err == -EPERM ? "this process may not write its own "
+			  "text" : "the text cannot be written now",
+			  pret ? strerror(-pret) : "not tried",
+			  mret ? strerror(-mret) : "not tried");
 }
 
-static int raw_write(struct ulsm_text_writer *w, uintptr_t addr,
-		     const void *bytes, size_t len)
+int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
+		    const void *bytes, size_t len)
 {
 	int ret;
 
-	if (w->method == ULSM_WRITE_PROCMEM)
+	if (w->method == ULSM_WRITE_PROCMEM) {
 		ret = procmem_write(w->fd, addr, bytes, len);
-	else
-		ret = mprotect_write(addr, bytes, len);
+	} else {
+		ret = -ulsm_fault_point(ULSM_SYS_STORE);
+		if (!ret)
+			store_text(addr, bytes, len);
+	}
 #ifdef ULSM_HAVE_VALGRIND
 	if (!ret)
 		VALGRIND_DISCARD_TRANSLATIONS((void *)addr, len);
@@ -151,64 +270,13 @@ static int raw_write(struct ulsm_text_writer *w, uintptr_t addr,
 	return ret;
 }
 
-/* Rewrite every site's first byte with itself: does this method work? */
-static int probe(struct ulsm_text_writer *w, const struct ulsm_batch *b)
-{
-	for (size_t i = 0; i < b->n; i++) {
-		uint8_t cur = *(const uint8_t *)b->v[i].addr;
-		int ret = raw_write(w, b->v[i].addr, &cur, 1);
-
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
-{
-	enum ulsm_write_mode mode = ulsm_config.write_mode;
-	int ret = -EPERM, pret = 0;
-
-	w->fd = -1;
-	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_PROCMEM) {
-		w->method = ULSM_WRITE_PROCMEM;
-		w->fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-		pret = w->fd < 0 ? -errno : probe(w, b);
-		if (!pret)
-			return 0;
-		if (w->fd >= 0)
-			close(w->fd);
-		w->fd = -1;
-		ulsm_debug("/proc/self/mem cannot write the text (%s)",
-			   strerror(-pret));
-	}
-	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_MPROTECT) {
-		w->method = ULSM_WRITE_MPROTECT;
-		ret = probe(w, b);
-		if (!ret)
-			return 0;
-		ulsm_debug("an mprotect window cannot write the text (%s)",
-			   strerror(-ret));
-	}
-	return ulsm_error(-EPERM, "this process may not write its own text "
-			  "(/proc/self/mem: %s; mprotect: %s)",
-			  pret ? strerror(-pret) : "not tried",
-			  mode == ULSM_WRITE_PROCMEM ? "not tried" : strerror(-ret));
-}
-
-int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
-		    const void *bytes, size_t len)
-{
-	unsigned long n = ulsm_fault_write_countdown;
-
-	if (n && !(ulsm_fault_write_countdown = n - 1))
-		return -EIO;
-	return raw_write(w, addr, bytes, len);
-}
-
 void ulsm_text_close(struct ulsm_text_writer *w)
 {
-	if (w->fd >= 0)
-		close(w->fd);
+	if (w->windows_open)
+		close_windows(w, w->npages);
+	w->windows_open = false;
+	ulsm_sys_close(w->fd);
 	w->fd = -1;
+	ulsm_free(w->pages);
+	w->pages = NULL;
 }

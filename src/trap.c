@@ -6,8 +6,9 @@
  * instruction would (mid-patch) or re-executes the site (the signal came
  * after the patch finished); everything else goes to the handler that was
  * installed before ours, or gets the default action. The decision is made
- * by ulsm_trap_lookup() in src/patch.c; the back end supplies the program
- * counter. See docs/patching-protocol.md.
+ * by the lookup function the patcher installs with the handler (src/patch.c
+ * depends on this file, never the other way round); the back end supplies
+ * the program counter. See docs/patching-protocol.md.
  *
  * The previous handler is kept in one of two slots and the handler reads the
  * slot an atomic index names, so re-installing (someone replaced ours) never
@@ -21,6 +22,7 @@
 
 static struct sigaction chained[2];
 static int chained_idx;
+static ulsm_trap_lookup_fn lookup;
 
 static void pass_on(int sig, siginfo_t *si, void *uc)
 {
@@ -42,7 +44,7 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
-		sigaction(sig, &dfl, NULL);
+		sigaction(sig, &dfl, NULL);	/* in a handler: not a fault point */
 		raise(sig);
 	} else {
 		old->sa_handler(sig);
@@ -56,8 +58,10 @@ static void trap_handler(int sig, siginfo_t *si, void *uc)
 	if (arch_trap_is_breakpoint(si->si_code)) {
 		uintptr_t site = arch_context_pc(uc) - arch_breakpoint_len;
 		uintptr_t resume = 0, link = 0;
+		ulsm_trap_lookup_fn fn = __atomic_load_n(&lookup,
+							 __ATOMIC_ACQUIRE);
 
-		switch (ulsm_trap_lookup(site, &resume, &link)) {
+		switch (fn ? fn(site, &resume, &link) : ULSM_TRAP_NOT_OURS) {
 		case ULSM_TRAP_EMULATE:
 			if (link)
 				arch_context_link(uc, link);
@@ -78,13 +82,15 @@ static void trap_handler(int sig, siginfo_t *si, void *uc)
 	pass_on(sig, si, uc);
 }
 
-int ulsm_trap_install(void)
+int ulsm_trap_install(ulsm_trap_lookup_fn fn)
 {
 	struct sigaction cur, sa;
-	int next;
+	int next, ret;
 
-	if (sigaction(SIGTRAP, NULL, &cur))
-		return ulsm_error(-errno, "cannot read the SIGTRAP handler");
+	__atomic_store_n(&lookup, fn, __ATOMIC_RELEASE);
+	ret = ulsm_sys_sigaction(SIGTRAP, NULL, &cur);
+	if (ret)
+		return ulsm_error(ret, "cannot read the SIGTRAP handler");
 	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
 		return 0;
 
@@ -96,8 +102,9 @@ int ulsm_trap_install(void)
 	sa.sa_sigaction = trap_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTRAP, &sa, NULL))
-		return ulsm_error(-errno, "cannot install the SIGTRAP handler");
+	ret = ulsm_sys_sigaction(SIGTRAP, &sa, NULL);
+	if (ret)
+		return ulsm_error(ret, "cannot install the SIGTRAP handler");
 	if (cur.sa_handler != SIG_DFL)
 		ulsm_debug("SIGTRAP handler installed, chaining to the previous one");
 	return 0;

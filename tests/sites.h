@@ -14,10 +14,23 @@
 
 #include <ulsm/static_key.h>
 
-extern unsigned long ulsm_fault_write_countdown;
+#include "sys.h"		/* the library's fault injection (src/) */
+
 extern void (*ulsm_test_step_hook)(int step);
-int ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume);
+int ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume, uintptr_t *link);
 enum { TRAP_NOT_OURS, TRAP_EMULATE, TRAP_REWIND };
+
+/* Make the @n-th text write from now fail with @err (0: stop failing). */
+__attribute__((unused))
+static void fault_nth_write(unsigned long n, int err)
+{
+	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
+	ulsm_fault.kinds = n ? (1u << ULSM_SYS_PWRITE) | (1u << ULSM_SYS_STORE) : 0;
+	ulsm_fault.calls = 0;
+	ulsm_fault.fail_to = 0;
+	ulsm_fault.err = err;
+	__atomic_store_n(&ulsm_fault.fail_from, n, __ATOMIC_SEQ_CST);
+}
 
 static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 

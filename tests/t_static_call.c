@@ -143,14 +143,32 @@ int main(void)
 		is_int(call_sc(1), 3, "calls func_b");
 	}
 
-	/* A write failure at each point of the protocol. */
-	for (unsigned long n = 1; n <= 3; n++) {
-		ulsm_fault_write_countdown = n;
-		is_int(static_call_update(sc, func_a), -EIO,
-		       "write %lu of 3 fails: -EIO", n);
-		ulsm_fault_write_countdown = 0;
-		ok(call_sc(1) == 3 && static_call_query(sc) == func_b,
-		   "  still calls func_b, query func_b");
+	/*
+	 * A write failure at each point: the probe of the write path (the
+	 * other method takes over) and the protocol's three writes.
+	 */
+	for (unsigned long n = 1, failed = 0; n < 16; n++) {
+		int ret;
+
+		fault_nth_write(n, EIO);
+		ret = static_call_update(sc, func_a);
+		fault_nth_write(0, 0);
+		if (!ret) {
+			ok(call_sc(1) == 2 && static_call_query(sc) == func_a,
+			   "write %lu fails or none: updated", n);
+			is_int(static_call_update(sc, func_b), 0, "  and back");
+			if (!ulsm_fault.failed) {
+				ok(failed >= 3, "%lu failed writes (at least 3)",
+				   failed);
+				break;
+			}
+		} else {
+			failed++;
+			is_int(ret, -EIO, "write %lu fails: -EIO", n);
+			ok(call_sc(1) == 3 && static_call_query(sc) == func_b,
+			   "  still calls func_b, query func_b");
+		}
+		ulsm_fault.failed = 0;
 	}
 
 	/* Calls made between the steps of an update take the new target. */

@@ -105,7 +105,7 @@ static void setup_ignore(void) { signal(SIGTRAP, SIG_IGN); }
 int main(void)
 {
 	struct ulsm_stats st0, st1;
-	uintptr_t sites[4] = { 0 }, resume = 0;
+	uintptr_t sites[4] = { 0 }, resume = 0, link = 0;
 	int status;
 
 	/* Mid-patch emulation, in both directions. */
@@ -129,7 +129,7 @@ int main(void)
 
 	/* Late delivery and foreign traps, decided by the lookup. */
 	is_int(find_sites(&tk, sites, NULL, 4), 2, "two sites of the key");
-	is_int(ulsm_trap_lookup(sites[0], &resume), TRAP_REWIND,
+	is_int(ulsm_trap_lookup(sites[0], &resume, &link), TRAP_REWIND,
 	       "registered site without breakpoint: rewind (late trap)");
 	{
 		/*
@@ -142,13 +142,13 @@ int main(void)
 		uint8_t saved = *(const uint8_t *)sites[0], bp = 0xcc;
 
 		is_int(poke_text(sites[0], &bp, 1), 0, "a breakpoint, no batch");
-		is_int(ulsm_trap_lookup(sites[0], &resume), TRAP_REWIND,
+		is_int(ulsm_trap_lookup(sites[0], &resume, &link), TRAP_REWIND,
 		       "registered site, breakpoint, no batch: rewind");
 		is_int(poke_text(sites[0], &saved, 1), 0, "restored");
 	}
-	is_int(ulsm_trap_lookup(sites[0] + 1, &resume), TRAP_NOT_OURS,
+	is_int(ulsm_trap_lookup(sites[0] + 1, &resume, &link), TRAP_NOT_OURS,
 	       "inside a site: not ours");
-	is_int(ulsm_trap_lookup((uintptr_t)main, &resume), TRAP_NOT_OURS,
+	is_int(ulsm_trap_lookup((uintptr_t)main, &resume, &link), TRAP_NOT_OURS,
 	       "other code: not ours");
 
 	/* The program's own handler, installed before ulsm's. */

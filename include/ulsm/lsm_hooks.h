@@ -101,7 +101,7 @@
  *   so an active slot's call is inline, and a jmp over it while off (a
  *   disabled module between two enabled ones).
  *
- * The framework keeps both in step (src/lsm.c, one batch per change).
+ * The framework keeps both in step (src/lsm_slots.c, one batch per change).
  */
 #ifdef ULSM__ARCH_HAS_SC_TRAMP
 /*

@@ -2,16 +2,18 @@
 /*
  * ulsm/ulsm.h - ulsm's own interface: options, introspection, errors.
  *
- * The kernel-named APIs live in <ulsm/static_key.h> (and later
- * <ulsm/static_call.h>, <ulsm/lsm.h>); this header holds what the kernel has
- * no name for. Nothing here is needed for ordinary use: the library sets
- * itself up on first use and reads these environment variables then:
+ * The kernel-named APIs live in <ulsm/static_key.h>, <ulsm/static_call.h>
+ * and <ulsm/lsm.h>; this header holds what the kernel has no name for.
+ * Nothing here is needed for ordinary use: the library sets itself up on
+ * first use and reads these environment variables then:
  *
  *   ULSM_DEBUG=1            report refused sites and failed updates on stderr
  *   ULSM_SYNC=membarrier|signal       force a core-sync method
  *   ULSM_WRITE=procmem|mprotect       force a text write method
  *   ULSM_SYNC_SIGNAL=N      the real-time signal used by the signal fallback
  *                           (default SIGRTMAX - 3)
+ *   ULSM_SYNC_TIMEOUT_MS=N  how long a signal-sync round waits for the
+ *                           threads to answer (default 2000)
  *
  * Example:
  *
@@ -48,6 +50,17 @@ enum ulsm_write_mode {
 int ulsm_set_sync_mode(enum ulsm_sync_mode mode);
 
 /**
+ * ulsm_set_sync_timeout - bound the wait of a signal-sync round
+ * @ms: milliseconds, at least 1; the default is 2000 (ULSM_SYNC_TIMEOUT_MS)
+ *
+ * A round of the signal fallback that has not heard from every thread
+ * after @ms fails the update with -ETIMEDOUT, and nothing changes.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ulsm_set_sync_timeout(unsigned int ms);
+
+/**
  * ulsm_set_write_mode - choose how text is written
  * @mode: one of enum ulsm_write_mode
  *
@@ -68,6 +81,11 @@ int ulsm_set_write_mode(enum ulsm_write_mode mode);
  *                  directly (ulsm_static_call_sites())
  * @call_sites_skipped: call sites left calling their trampoline (not a
  *                  direct call to it as compiled, or a shadow stack)
+ * @lock_waits:     updates that had to wait for another's (the patch lock)
+ * @lock_wait_max_ns: the longest such wait, in nanoseconds
+ * @syncs_failed:   core syncs that failed while rolling a batch back
+ * @batches_stranded: batches whose rollback could not finish at once
+ *                  (docs/patching-protocol.md, "Failures")
  */
 struct ulsm_stats {
 	unsigned long batches;
@@ -79,6 +97,10 @@ struct ulsm_stats {
 	unsigned long traps_passed;
 	unsigned long call_sites;
 	unsigned long call_sites_skipped;
+	unsigned long lock_waits;
+	unsigned long lock_wait_max_ns;
+	unsigned long syncs_failed;
+	unsigned long batches_stranded;
 };
 
 /**
@@ -102,6 +124,26 @@ const char *ulsm_backend(void);
  * (generic back end).
  */
 const char *ulsm_sync_method(void);
+
+/**
+ * ulsm_pending_objects - objects whose sites could not be registered yet
+ *
+ * An executable or shared object registers its sites when it is loaded.
+ * If that fails for want of a resource (memory, a descriptor, a sync), the
+ * object is kept pending: its sites run as compiled, and every update
+ * first retries it (and fails while it cannot bring it in line).
+ *
+ * Return: the number of pending objects.
+ */
+int ulsm_pending_objects(void);
+
+/**
+ * ulsm_retry_pending - register the pending objects now
+ *
+ * Return: 0 when none is left pending, or the negative errno of the first
+ * that still cannot be registered (ulsm_last_error() explains).
+ */
+int ulsm_retry_pending(void);
 
 /**
  * ulsm_last_error - what went wrong in this thread's last failed update
