@@ -160,6 +160,17 @@ $(BUILD)/tests/t_dlopen.t: tests/t_dlopen.c $(TEST_DEPS) $(BUILD)/libulsm.so $(B
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
 
+# The fault walk links the library statically (its fault injection is
+# hidden) and exports it (-rdynamic) to a plug-in built without -lulsm, so
+# that the plug-in registers with the same library instance.
+$(BUILD)/tests/plugin_walk.so: tests/plugin_keys.c $(HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/t_fault_walk.t: tests/t_fault_walk.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h tests/maps.h $(TEST_DEPS) $(BUILD)/tests/plugin_walk.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
+
 check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. prove $(if $(EMU),--exec '$(EMU)') $(addprefix ./,$(notdir $(TEST_BINS)))
 

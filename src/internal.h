@@ -266,6 +266,13 @@ void ulsm_batch_free(struct ulsm_batch *b);
 int ulsm_batch_apply(struct ulsm_batch *b);
 
 /*
+ * Finish the rollback of a batch that could not finish it (a write kept
+ * failing). Caller holds the patch lock. Return 0 (also when there was
+ * none) or -EIO.
+ */
+int ulsm_batch_repair(void);
+
+/*
  * What the breakpoint handler does with a trap at @addr (its
  * ulsm_trap_lookup_fn). Async-signal-safe.
  */
@@ -301,6 +308,8 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b);
 int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 		    const void *bytes, size_t len);
 void ulsm_text_close(struct ulsm_text_writer *w);
+/* Give back their protection to pages an earlier batch could not. */
+void ulsm_text_restore_stuck(void);
 
 /* --- core sync (src/sync_core.c) --------------------------------------- */
 

@@ -167,27 +167,55 @@ static void parse_order(struct ulsm_lsm_state *st, const char *order,
 			ulsm_debug("%s: %s not listed, off", origin, m->name);
 		}
 }
-static int build_list(struct ulsm_lsm_state *st)
+/*
+ * All the memory initialisation needs, taken before anything changes:
+ * once modules' hooks are in, nothing may fail (ulsm_lsm_init would
+ * report an error for a set that is up), and a failure before must leave
+ * the set as it was, so that ulsm_lsm_init can be called again.
+ */
+static int reserve(struct ulsm_lsm_state *st)
 {
-	size_t len = 1;
-	char *s;
+	size_t count = 0, len = 1;
+	struct lsm_info **ordered;
+	char *list;
 
-	for (size_t i = 0; i < st->nordered; i++)
-		len += strlen(st->ordered[i]->name) + 1;
-	s = ulsm_malloc(len);
-	if (!s)
-		return -ENOMEM;
-	s[0] = '\0';
+	for (struct lsm_info *m = st->modules; m; m = m->next) {
+		count++;
+		len += strlen(m->name) + 1;
+	}
+	ordered = ulsm_calloc(count + 1, sizeof(*ordered));
+	list = ulsm_malloc(len);
+	if (!ordered || !list) {
+		ulsm_free(ordered);
+		ulsm_free(list);
+		return ulsm_error(-ENOMEM, "no memory to order %zu modules",
+				  count);
+	}
+	list[0] = '\0';
+	ulsm_free(st->ordered);
+	ulsm_free(st->list);
+	st->ordered = ordered;
+	st->nordered = 0;
+	st->list = list;
+	return 0;
+}
+
+/* The active modules, in order, into the reserved list. */
+static void build_list(struct ulsm_lsm_state *st)
+{
+	char *end = st->list;
+
 	for (size_t i = 0; i < st->nordered; i++) {
+		size_t n = strlen(st->ordered[i]->name);
+
 		if (st->ordered[i]->ulsm_state != MOD_ACTIVE)
 			continue;
-		if (s[0])
-			strcat(s, ",");
-		strcat(s, st->ordered[i]->name);
+		if (end != st->list)
+			*end++ = ',';
+		memcpy(end, st->ordered[i]->name, n);
+		end += n;
 	}
-	ulsm_free(st->list);
-	st->list = s;
-	return 0;
+	*end = '\0';
 }
 
 ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
@@ -195,7 +223,6 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	struct ulsm_lsm_state *st;
 	struct lsm_info *exclusive = NULL, *m;
 	const char *origin = "argument", *removals;
-	size_t count = 0;
 	int ret = 0;
 
 	if (!set)
@@ -222,13 +249,9 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		order = set->builtin_order;
 		origin = order ? "built-in order" : "every module";
 	}
-	for (m = st->modules; m; m = m->next)
-		count++;
-	st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
-	if (!st->ordered) {
-		ret = -ENOMEM;
+	ret = reserve(st);
+	if (ret)
 		goto out;
-	}
 	parse_order(st, order, removals, origin);
 
 	/* The kernel's lsm_allowed / prepare_lsm, then initialize_lsm. */
@@ -260,8 +283,9 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		if (ret)
 			ulsm_debug("%s: init failed (%d), off", m->name, ret);
 	}
-	ret = build_list(st);
-	ulsm_debug("set %s: %s", set->name, st->list ? st->list : "");
+	build_list(st);
+	ret = 0;
+	ulsm_debug("set %s: %s", set->name, st->list);
 out:
 	ulsm_lsm_unlock();
 	return ret;

@@ -261,7 +261,11 @@ int ulsm_update_lock(void)
 
 	if (ret)
 		return ret;
-	ret = retry_pending_locked();
+	/* What earlier failures left: first the text, then the objects. */
+	ulsm_text_restore_stuck();
+	ret = ulsm_batch_repair();
+	if (!ret)
+		ret = retry_pending_locked();
 	if (ret)
 		ulsm_unlock();
 	return ret;

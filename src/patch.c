@@ -286,8 +286,11 @@ static void batch_end(struct ulsm_text_writer *w, struct ulsm_sync *s)
 	ulsm_text_close(w);
 }
 
-/* Finish the rollback of a stranded batch, if there is one. */
-static int repair_stranded(void)
+/*
+ * Finish the rollback of a stranded batch, if there is one. Caller holds
+ * the patch lock: every update does this first (ulsm_update_lock).
+ */
+int ulsm_batch_repair(void)
 {
 	struct ulsm_text_writer w;
 	struct ulsm_sync s;
@@ -327,7 +330,7 @@ int ulsm_batch_apply(struct ulsm_batch *b)
 	if (arch_protocol == ULSM_PROTO_NONE)
 		return ulsm_error(-ENOTSUP, "the generic back end patches no code");
 
-	ret = repair_stranded();
+	ret = ulsm_batch_repair();
 	if (!ret)
 		ret = batch_check(b);
 	if (!ret)

@@ -114,6 +114,16 @@ static int procmem_open(struct ulsm_text_writer *w)
 
 /* --- mprotect windows --------------------------------------------------- */
 
+/*
+ * Pages whose protection could not be restored (mprotect kept failing):
+ * remembered without allocating, so that the next batch puts them back,
+ * and so that it does not take their writable state for the original.
+ */
+#define MAX_STUCK	64
+static struct ulsm_text_page stuck[MAX_STUCK];
+static size_t nstuck;
+
+
 /* Fill in each page's protection from /proc/self/maps. */
 static int read_protections(struct ulsm_text_writer *w)
 {
@@ -152,27 +162,55 @@ static int read_protections(struct ulsm_text_writer *w)
 	ulsm_sys_close(fd);
 	if (n < 0 && next < w->npages)
 		return (int)n;
-	for (size_t i = 0; i < w->npages; i++)
+	for (size_t i = 0; i < w->npages; i++) {
 		if (w->pages[i].prot < 0)
 			return -EFAULT;		/* not mapped */
+		for (size_t j = 0; j < nstuck; j++)
+			if (stuck[j].page == w->pages[i].page)
+				w->pages[i].prot = stuck[j].prot;
+	}
 	return 0;
+}
+
+static int restore(const struct ulsm_text_page *p)
+{
+	int ret = -EIO;
+
+	for (int tries = 0; tries < 4 && ret; tries++)
+		ret = ulsm_sys_mprotect((void *)p->page, page_size(), p->prot);
+	return ret;
+}
+
+static void remember_stuck(const struct ulsm_text_page *p, int err)
+{
+	for (size_t i = 0; i < nstuck; i++)
+		if (stuck[i].page == p->page)
+			return;
+	fprintf(stderr, "ulsm: cannot restore the protection of page %#lx "
+		"(%s): it stays writable and executable until the next "
+		"update\n", (unsigned long)p->page, strerror(-err));
+	if (nstuck < MAX_STUCK)
+		stuck[nstuck++] = *p;
+}
+
+void ulsm_text_restore_stuck(void)
+{
+	for (size_t i = 0; i < nstuck; ) {
+		if (!restore(&stuck[i]))
+			stuck[i] = stuck[--nstuck];
+		else
+			i++;
+	}
 }
 
 /* Give pages [0, @n) their protection back; retried, never fatal. */
 static void close_windows(struct ulsm_text_writer *w, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct ulsm_text_page *p = &w->pages[i];
-		int ret = -1;
+		int ret = restore(&w->pages[i]);
 
-		for (int tries = 0; tries < 4 && ret; tries++)
-			ret = ulsm_sys_mprotect((void *)p->page, page_size(),
-						p->prot);
 		if (ret)
-			fprintf(stderr, "ulsm: cannot restore the protection of "
-				"page %#lx (%s): it stays writable and "
-				"executable\n", (unsigned long)p->page,
-				strerror(-ret));
+			remember_stuck(&w->pages[i], ret);
 	}
 }
 
@@ -222,6 +260,7 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 	w->windows_open = false;
 	w->pages = NULL;
 	w->npages = 0;
+	ulsm_text_restore_stuck();
 	if (collect_pages(w, b))
 		return ulsm_error(-ENOMEM, "no memory for the batch's pages");
 	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_PROCMEM) {
@@ -275,6 +314,7 @@ void ulsm_text_close(struct ulsm_text_writer *w)
 	if (w->windows_open)
 		close_windows(w, w->npages);
 	w->windows_open = false;
+	ulsm_text_restore_stuck();
 	ulsm_sys_close(w->fd);
 	w->fd = -1;
 	ulsm_free(w->pages);
