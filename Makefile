@@ -167,6 +167,14 @@ $(BUILD)/tests/plugin_walk.so: tests/plugin_keys.c $(HEADERS) $(CONFIG_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
 
+$(BUILD)/tests/plugin_fdhog.so: tests/plugin_fdhog.c $(HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/t_hostile.t: tests/t_hostile.c tests/sites.h $(TEST_DEPS) $(BUILD)/tests/plugin_fdhog.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
+
 $(BUILD)/tests/t_fault_walk.t: tests/t_fault_walk.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h tests/maps.h $(TEST_DEPS) $(BUILD)/tests/plugin_walk.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)

@@ -465,6 +465,13 @@ int ulsm_sync_begin(struct ulsm_sync *s)
 		/* The rehearsal: every thread answers now, or nothing starts. */
 		ulsm_stat_add(core_syncs, 1);
 		ret = signal_round(s);
+		if (ret == -EPERM)
+			ret = ulsm_error(-ENOSYS, "no working way to synchronise "
+					 "cores: membarrier: %s; the sync signal "
+					 "may not be sent (tgkill: %s)",
+					 membarrier_failed ? "failed" :
+					 membarrier_registered ? "not chosen" :
+					 "unavailable", strerror(EPERM));
 	}
 	if (ret)
 		ulsm_sync_end(s);
