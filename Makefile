@@ -182,12 +182,19 @@ $(BUILD)/tests/t_fault_walk.t: tests/t_fault_walk.c tests/lsm/test_lsm.c tests/l
 check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. prove $(if $(EMU),--exec '$(EMU)') $(addprefix ./,$(notdir $(TEST_BINS)))
 
-stress: all $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t
+stress: all $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t
 	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
 	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 100000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 20000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_call_sites.t --updates 50000 --threads 3
 	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 3000 --threads 3
+	# More threads than CPUs: 16 and 64 on CI's 2.
+	$(EMU) $(BUILD)/tests/t_stress.t --flips 1000 --threads 16
+	$(EMU) $(BUILD)/tests/t_stress.t --flips 300 --threads 64
+	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 1000 --threads 16
+	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 500 --threads 16
+	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 100 --threads 16
+	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_fault_walk.t --full
 
 # --- benchmarks and demonstration ---------------------------------------
 
@@ -274,7 +281,8 @@ $(BUILD)/bench/bench_hooks-nodebug: $(BUILD)/bench/bench_hooks
 	$(OBJCOPY) --strip-debug $< $@
 
 BENCH_ARGS	?=
-bench: $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug
+bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug
+	$(EMU) $(BUILD)/bench/bench_updaters $(BENCH_ARGS)
 	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json
 	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json
 	$(EMU) $(BUILD)/bench/bench_hooks $(BENCH_ARGS) --json $(BUILD)/bench/hooks.json --plot $(BUILD)/bench/hooks \
