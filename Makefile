@@ -94,9 +94,10 @@ TESTS_C		:= $(sort $(wildcard tests/t_*.c))
 TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_key_semantics_nopie.t $(BUILD)/tests/t_cxx.t \
 		   $(BUILD)/tests/t_compile.t
+EXAMPLE_BINS	:= $(BUILD)/examples/keys_demo $(BUILD)/examples/lsm_demo
 STRESS_ARGS	?= --flips 100000 --threads 3
 
-.PHONY: all check stress bench demo demo-keys install clean distclean
+.PHONY: all tests examples check stress bench demo demo-keys install clean distclean
 all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc
 
 $(CONFIG_H): Makefile
@@ -107,11 +108,15 @@ $(BUILD)/%.o: %.c $(HEADERS) $(CONFIG_H) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LIB_CFLAGS) -c $< -o $@
 
+# Every rule creates the directory it writes into: with make -j, nothing
+# guarantees that another rule has made it first.
 $(STATIC_LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
 
 $(SHARED_LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(SHARED_NAME) $(ZDEFS) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/libulsm.so: $(SHARED_LIB)
@@ -119,6 +124,7 @@ $(BUILD)/libulsm.so: $(SHARED_LIB)
 	ln -sf $(SHARED_NAME) $@
 
 $(BUILD)/ulsm.pc: ulsm.pc.in Makefile
+	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
@@ -157,6 +163,10 @@ $(BUILD)/tests/t_dlopen.t: tests/t_dlopen.c $(TEST_DEPS) $(BUILD)/libulsm.so $(B
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
+
+# Build without running: CI builds everything with make -j from scratch.
+tests: all $(TEST_BINS)
+examples: $(EXAMPLE_BINS)
 
 check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. prove $(if $(EMU),--exec '$(EMU)') $(addprefix ./,$(notdir $(TEST_BINS)))
