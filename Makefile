@@ -93,12 +93,16 @@ HEADERS		:= $(wildcard include/ulsm/*.h include/ulsm/arch/*.h)
 TESTS_C		:= $(sort $(wildcard tests/t_*.c))
 TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_key_semantics_nopie.t $(BUILD)/tests/t_cxx.t \
-		   $(BUILD)/tests/t_compile.t
-EXAMPLE_BINS	:= $(BUILD)/examples/keys_demo $(BUILD)/examples/lsm_demo
+		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t
+# The README's small examples, run by make check (t_examples), and the
+# demonstrations.
+SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
+		   $(BUILD)/examples/hooks
+EXAMPLE_BINS	:= $(SMALL_EXAMPLES) $(BUILD)/examples/keys_demo $(BUILD)/examples/lsm_demo
 STRESS_ARGS	?= --flips 100000 --threads 3
 
-.PHONY: all tests examples check stress bench demo demo-keys install clean distclean
-all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc
+.PHONY: all tests examples check stress bench demo demo-keys install uninstall clean distclean
+all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc
 
 $(CONFIG_H): Makefile
 	@mkdir -p $(dir $@)
@@ -123,10 +127,22 @@ $(BUILD)/libulsm.so: $(SHARED_LIB)
 	ln -sf libulsm.so.$(VERSION) $(BUILD)/$(SHARED_NAME)
 	ln -sf $(SHARED_NAME) $@
 
+# The .pc file install writes, for a look before installing.
+PC_SED		= -e 's|@PREFIX@|$(PREFIX)|' \
+		  -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+		  -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+		  -e 's|@VERSION@|$(VERSION)|' -e 's|@BACKEND@|$(BACKEND_EFF)|'
 $(BUILD)/ulsm.pc: ulsm.pc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	sed $(PC_SED) $< > $@
+
+# Building against the tree without installing: pkg-config reads
+# ulsm-uninstalled.pc before ulsm.pc in each PKG_CONFIG_PATH directory.
+$(BUILD)/ulsm-uninstalled.pc: ulsm-uninstalled.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@SOVERSION@|$(SOVERSION)|' \
+	    -e 's|@BACKEND@|$(BACKEND_EFF)|' $< > $@
 
 # --- tests -------------------------------------------------------------
 
@@ -153,6 +169,12 @@ $(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c) 
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' \
 	    -e 's|@CFLAGS@|$(CPPFLAGS_ALL:-I%=-I$(CURDIR)/%) -I$(CURDIR)/tests -std=gnu11 -Wall -Wextra|' $< > $@
+	chmod +x $@
+
+$(BUILD)/tests/t_examples.t: tests/t_examples.sh.in $(SMALL_EXAMPLES) $(BUILD)/libulsm.so $(BUILD)/ulsm-uninstalled.pc
+	@mkdir -p $(dir $@)
+	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
+	    -e 's|@EMU@|$(EMU)|' -e 's|@CFLAGS@|$(CFLAGS_ALL)|' $< > $@
 	chmod +x $@
 
 $(BUILD)/tests/plugin_keys.so: tests/plugin_keys.c $(HEADERS) $(CONFIG_H) $(BUILD)/libulsm.so
@@ -277,6 +299,22 @@ bench: $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+# The README's examples are built as a program of yours would be: the
+# headers and config.h on the include path, no _GNU_SOURCE.
+EXAMPLE_CPPFLAGS := -I$(BUILD)/include -Iinclude $(CPPFLAGS)
+$(BUILD)/examples/static_key: examples/static_key.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CPPFLAGS) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+$(BUILD)/examples/static_call: examples/static_call.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CPPFLAGS) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+HOOKS_SRCS	:= $(wildcard examples/hooks/*.c)
+$(BUILD)/examples/hooks: $(HOOKS_SRCS) $(wildcard examples/hooks/*.h) $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CPPFLAGS) -Iexamples/hooks $(CFLAGS_ALL) -o $@ $(HOOKS_SRCS) $(STATIC_LIB) $(LDLIBS_ALL)
 
 # The demonstration: a host program with hooks and three modules.
 LSM_DEMO_SRCS	:= $(wildcard examples/lsm_demo/*.c)
