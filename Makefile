@@ -8,6 +8,7 @@
 #   make bench           the benchmarks
 #   make demo            the demonstration program
 #   make install PREFIX=/usr/local DESTDIR=
+#   make uninstall       the same PREFIX and DESTDIR: removes what install put
 #
 # Knobs: CC=clang, BACKEND=generic (data-only back end on any machine),
 # SANITIZE=address,undefined or SANITIZE=thread, EMU="qemu-aarch64 -L ..."
@@ -19,6 +20,9 @@ SOVERSION	:= 0
 PREFIX		?= /usr/local
 LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
+MANDIR		?= $(PREFIX)/share/man
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+CMAKEDIR	?= $(LIBDIR)/cmake/ulsm
 DESTDIR		?=
 
 CROSS_COMPILE	?=
@@ -330,9 +334,55 @@ demo-keys: $(BUILD)/examples/keys_demo
 	$(EMU) $(BUILD)/examples/keys_demo $(DEMO_ARGS)
 
 # --- install ------------------------------------------------------------
+#
+# What install puts where; uninstall removes the same list. Paths are
+# $(DESTDIR) + these.
+I_HEADERS	:= $(addprefix $(INCLUDEDIR)/ulsm/,$(notdir $(wildcard include/ulsm/*.h)) config.h) \
+		   $(addprefix $(INCLUDEDIR)/ulsm/arch/,$(notdir $(wildcard include/ulsm/arch/*.h)))
+I_LIBS		:= $(addprefix $(LIBDIR)/,libulsm.a libulsm.so.$(VERSION) $(SHARED_NAME) libulsm.so)
+I_PKG		:= $(PKGCONFIGDIR)/ulsm.pc $(CMAKEDIR)/ulsmConfig.cmake \
+		   $(CMAKEDIR)/ulsmConfigVersion.cmake
+MAN_PAGES	:= $(wildcard man/*.[37])
+I_MAN		:= $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+INSTALLED	:= $(I_HEADERS) $(I_LIBS) $(I_PKG) $(I_MAN)
+
+# One prefix holds one back end. The two differ in ulsm/config.h (which
+# the inline fast paths follow) and in libulsm.so itself, and a program
+# built with one back end's headers does not work with the other's library.
+# So install refuses to put a build over another back end's: it names both
+# and stops before writing anything.
+INSTALLED_CONFIG_H = $(DESTDIR)$(INCLUDEDIR)/ulsm/config.h
+define install_check_backend
+	@if [ -f '$(INSTALLED_CONFIG_H)' ] && \
+	    ! grep -q '^#define ULSM_CONFIG_GENERIC $(GENERIC)$$' '$(INSTALLED_CONFIG_H)'; then \
+		if grep -q '^#define ULSM_CONFIG_GENERIC 1$$' '$(INSTALLED_CONFIG_H)'; then \
+			other=generic; else other=x86_64; fi; \
+		echo "make install: $(DESTDIR)$(PREFIX) already holds ulsm's $$other back end" \
+		     "($(INSTALLED_CONFIG_H)), and this build is $(BACKEND_EFF)." >&2; \
+		echo "One prefix holds one back end: their ulsm/config.h and libulsm.so differ." >&2; \
+		echo "Install under another PREFIX, or first remove the other one:" \
+		     "make uninstall PREFIX=$(PREFIX)$(if $(DESTDIR), DESTDIR=$(DESTDIR))" >&2; \
+		exit 1; \
+	fi
+endef
+
+# The CMake files find everything relative to their own directory, so a
+# tree installed with DESTDIR works where it lands.
+relpath		= $(shell realpath -m -s --relative-to='$(1)' '$(2)')
+POINTER_BYTES	= $(shell echo __SIZEOF_POINTER__ | $(CC) -E -P -x c - 2>/dev/null | tr -d ' ')
+CMAKE_SED	= -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+		  -e 's|@MAJOR@|$(firstword $(subst ., ,$(VERSION)))|g' \
+		  -e 's|@BACKEND@|$(BACKEND_EFF)|g' \
+		  -e 's|@CMAKE_INCLUDEDIR@|$${CMAKE_CURRENT_LIST_DIR}/$(call relpath,$(CMAKEDIR),$(INCLUDEDIR))|g' \
+		  -e 's|@CMAKE_LIBDIR@|$${CMAKE_CURRENT_LIST_DIR}/$(call relpath,$(CMAKEDIR),$(LIBDIR))|g' \
+		  -e 's|@POINTER_BYTES@|$(POINTER_BYTES)|g' \
+		  -e 's|@POINTER_BITS@|$(shell expr 8 \* $(POINTER_BYTES))|g'
 
 install: all
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/ulsm/arch
+	$(install_check_backend)
+	install -d $(DESTDIR)$(INCLUDEDIR)/ulsm/arch $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
+		$(sort $(dir $(addprefix $(DESTDIR),$(I_MAN))))
 	install -m 644 include/ulsm/*.h $(CONFIG_H) $(DESTDIR)$(INCLUDEDIR)/ulsm/
 	install -m 644 include/ulsm/arch/*.h $(DESTDIR)$(INCLUDEDIR)/ulsm/arch/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
@@ -340,9 +390,18 @@ install: all
 	ln -sf libulsm.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_NAME)
 	ln -sf $(SHARED_NAME) $(DESTDIR)$(LIBDIR)/libulsm.so
 	# Written here, not in $(BUILD): PREFIX may differ from the build's.
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    ulsm.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ulsm.pc
+	sed $(PC_SED) ulsm.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/ulsm.pc
+	sed $(CMAKE_SED) cmake/ulsmConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/ulsmConfig.cmake
+	sed $(CMAKE_SED) cmake/ulsmConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/ulsmConfigVersion.cmake
+	for m in $(MAN_PAGES); do \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; \
+	done
+
+# Only the directories that are ulsm's own go too, when empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/ulsm/arch $(DESTDIR)$(INCLUDEDIR)/ulsm \
+		$(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)
