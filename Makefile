@@ -169,10 +169,13 @@ $(BUILD)/tests/t_cxx.t: tests/cxx_headers.cc $(TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS_ALL) -Itests $(CXXFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c) $(HEADERS) $(CONFIG_H)
+# Compiled as users' programs are: no _GNU_SOURCE.
+$(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c tests/compile/*/*) $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' \
-	    -e 's|@CFLAGS@|$(CPPFLAGS_ALL:-I%=-I$(CURDIR)/%) -I$(CURDIR)/tests -std=gnu11 -Wall -Wextra|' $< > $@
+	    -e 's|@INCS@|-I$(abspath $(BUILD))/include -I$(CURDIR)/include|' \
+	    -e 's|@CFLAGS@|-I$(CURDIR)/tests $(CPPFLAGS) -std=gnu11 -Wall -Wextra $(SANFLAGS) -pthread|' \
+	    -e 's|@LIBS@|$(abspath $(STATIC_LIB)) $(LDLIBS_ALL)|' $< > $@
 	chmod +x $@
 
 $(BUILD)/tests/t_examples.t: tests/t_examples.sh.in $(SMALL_EXAMPLES) $(BUILD)/libulsm.so $(BUILD)/ulsm-uninstalled.pc
