@@ -165,9 +165,11 @@ $(BUILD)/tests/t_key_semantics_nopie.t: tests/t_key_semantics.c $(TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc $(CFLAGS_ALL) -fno-pie -no-pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/t_cxx.t: tests/cxx_headers.cc $(TEST_DEPS)
+# The C++ unit expands a hook set's declarations; a C unit defines the set.
+$(BUILD)/tests/t_cxx.t: tests/cxx_headers.cc tests/cxx_set.c $(TEST_DEPS)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS_ALL) -Itests $(CXXFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -c tests/cxx_set.c -o $(BUILD)/tests/cxx_set.o
+	$(CXX) $(CPPFLAGS_ALL) -Itests $(CXXFLAGS_ALL) -o $@ $< $(BUILD)/tests/cxx_set.o $(STATIC_LIB) $(LDLIBS_ALL)
 
 # Compiled as users' programs are: no _GNU_SOURCE.
 $(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c tests/compile/*/*) $(HEADERS) $(CONFIG_H) $(STATIC_LIB)

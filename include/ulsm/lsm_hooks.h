@@ -363,6 +363,19 @@ extern struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_seal
 extern struct ULSM__P(ULSM_LSM_SET, _lsm_keys) ULSM__P(ULSM_LSM_SET, _lsm_keys);
 extern struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set);
 
+/*
+ * Every unit that expands the set refers to this symbol, and only the unit
+ * with ULSM_LSM_DEFINE defines it: when no unit (or two) defines the set,
+ * the linker names it among the set's missing (or doubled) symbols, and
+ * the name says what to do.
+ */
+#define ULSM__DEFINE_REF(SET)						\
+	ULSM__CAT(ULSM__CAT(ulsm_hook_set_, SET),			\
+		  __define_ULSM_LSM_DEFINE_in_exactly_one_file)
+extern const char ULSM__DEFINE_REF(ULSM_LSM_SET);
+static const char *const ULSM__P(ULSM_LSM_SET, _lsm_define_ref)
+	__attribute__((used)) = &ULSM__DEFINE_REF(ULSM_LSM_SET);
+
 /* Each slot's trampoline (a declaration; the defining unit emits it). */
 #define ULSM__DECL_SLOT(NUM, SET, NAME)					\
 	ULSM__EXTERN ULSM__P(SET, _hook_fn_##NAME)			\
@@ -425,6 +438,8 @@ static const char *const ULSM__P(ULSM_LSM_SET, _hook_names)[] = {
 #ifndef ULSM_LSM_BUILTIN_ORDER
 # define ULSM_LSM_BUILTIN_ORDER NULL
 #endif
+
+const char ULSM__DEFINE_REF(ULSM_LSM_SET) = 0;
 
 struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 	.name = ULSM__STR(ULSM_LSM_SET),
