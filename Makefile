@@ -97,7 +97,8 @@ HEADERS		:= $(wildcard include/ulsm/*.h include/ulsm/arch/*.h)
 TESTS_C		:= $(sort $(wildcard tests/t_*.c))
 TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_key_semantics_nopie.t $(BUILD)/tests/t_cxx.t \
-		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t
+		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t \
+		   $(BUILD)/tests/t_man.t
 # The README's small examples, run by make check (t_examples), and the
 # demonstrations.
 SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
@@ -184,6 +185,12 @@ $(BUILD)/tests/t_examples.t: tests/t_examples.sh.in $(SMALL_EXAMPLES) $(BUILD)/l
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
 	    -e 's|@EMU@|$(EMU)|' -e 's|@CFLAGS@|$(CFLAGS_ALL)|' $< > $@
+	chmod +x $@
+
+# The manual pages name every public function and macro of the headers.
+$(BUILD)/tests/t_man.t: tests/t_man.sh.in $(wildcard man/*) $(HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	sed -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@CONFIG_H@|$(abspath $(CONFIG_H))|' $< > $@
 	chmod +x $@
 
 $(BUILD)/tests/plugin_keys.so: tests/plugin_keys.c $(HEADERS) $(CONFIG_H) $(BUILD)/libulsm.so
@@ -348,7 +355,17 @@ I_LIBS		:= $(addprefix $(LIBDIR)/,libulsm.a libulsm.so.$(VERSION) $(SHARED_NAME)
 I_PKG		:= $(PKGCONFIGDIR)/ulsm.pc $(CMAKEDIR)/ulsmConfig.cmake \
 		   $(CMAKEDIR)/ulsmConfigVersion.cmake
 MAN_PAGES	:= $(wildcard man/*.[37])
-I_MAN		:= $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+# Each name in a page's NAME section but the page's own gets a one-line
+# page that sources it, so that man static_branch_enable finds static_key(3).
+# MAN_LINKS holds <installed link>=<what it sources>.
+man_names	= $(filter-out $(basename $(notdir $(1))),$(subst $(comma), ,$(shell \
+		  sed -n '/^\.SH NAME/,/^\.SH [^N]/{/^\.SH/d;p;}' $(1) | tr '\n' ' ' | \
+		  sed 's/ *\\-.*//')))
+man_sec		= man$(subst .,,$(suffix $(1)))
+MAN_LINKS	:= $(foreach m,$(MAN_PAGES),$(foreach l,$(call man_names,$(m)),\
+		   $(MANDIR)/$(call man_sec,$(m))/$(l)$(suffix $(m))=$(call man_sec,$(m))/$(notdir $(m))))
+I_MAN		:= $(foreach m,$(MAN_PAGES),$(MANDIR)/$(call man_sec,$(m))/$(notdir $(m))) \
+		   $(foreach l,$(MAN_LINKS),$(firstword $(subst =, ,$(l))))
 INSTALLED	:= $(I_HEADERS) $(I_LIBS) $(I_PKG) $(I_MAN)
 
 # One prefix holds one back end. The two differ in ulsm/config.h (which
@@ -400,6 +417,9 @@ install: all
 	sed $(CMAKE_SED) cmake/ulsmConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/ulsmConfigVersion.cmake
 	for m in $(MAN_PAGES); do \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; \
+	done
+	for l in $(MAN_LINKS); do \
+		echo ".so $${l#*=}" > "$(DESTDIR)$${l%%=*}" || exit 1; \
 	done
 
 # Only the directories that are ulsm's own go too, when empty.
