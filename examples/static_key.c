@@ -1,35 +1,36 @@
 // SPDX-License-Identifier: MIT
 /*
- * A static key flipped by the main thread while two workers run its site.
+ * A static key flipped by the main thread while two threads run its site.
  * Build: cc static_key.c $(pkg-config --cflags --libs ulsm) -pthread
  *
- * The main thread publishes a phase around each flip: odd while a flip is
- * in progress, even once it returned (4k: off, 4k+2: on). A worker that
- * reads the same even phase before and after a pass over the site must
- * have taken that phase's path: ulsm's promise once an update returns 0.
+ * Around each flip the main thread moves a phase: odd while flipping, even
+ * once the flip returned (4k: off, 4k+2: on). A pass over the site between
+ * two reads of the same even phase must take that phase's path: what ulsm
+ * promises once an update returns 0.
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <ulsm/static_key.h>
 
-DEFINE_STATIC_KEY_FALSE(verbose);	/* a global (or static): never a local */
+DEFINE_STATIC_KEY_FALSE(verbose);	/* a global or a static, not a local */
 
-static unsigned long phase, checked[2], passes[2], wrong;
+static unsigned long phase, seen[2], passes[2], wrong;
+
+#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define ADD(x, n)	__atomic_add_fetch(&(x), (n), __ATOMIC_ACQ_REL)
 
 static void *worker(void *arg)
 {
-	unsigned long *mine = arg, p, q;
-	int on;
+	unsigned long *mine = arg, p;
 
-	while ((p = __atomic_load_n(&phase, __ATOMIC_ACQUIRE)) != ~0UL) {
-		on = static_branch_unlikely(&verbose);	/* a NOP or a JMP */
-		q = __atomic_load_n(&phase, __ATOMIC_ACQUIRE);
-		if (p != q || p % 2)
-			continue;	/* a flip overlapped: either path is right */
-		__atomic_add_fetch(&passes[on], 1, __ATOMIC_RELAXED);
-		if (on != (p % 4 == 2))
-			__atomic_add_fetch(&wrong, 1, __ATOMIC_RELAXED);
+	while ((p = LOAD(phase)) != ~0UL) {
+		int on = static_branch_unlikely(&verbose);	/* NOP or JMP */
+
+		if (p != LOAD(phase) || p % 2)
+			continue;	/* a flip overlapped: either path */
+		ADD(passes[on], 1);
+		ADD(wrong, on != (p % 4 == 2));
 		__atomic_store_n(mine, p, __ATOMIC_RELEASE);
 	}
 	return NULL;
@@ -38,25 +39,25 @@ static void *worker(void *arg)
 int main(void)
 {
 	pthread_t t[2];
+	unsigned long p;
 	int err = 0;
 
 	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, worker, &checked[i]);
+		pthread_create(&t[i], NULL, worker, &seen[i]);
 	for (int i = 0; i < 100 && !err; i++) {
-		__atomic_add_fetch(&phase, 1, __ATOMIC_RELEASE);	/* flipping */
+		ADD(phase, 1);
 		err = i % 2 ? static_branch_disable(&verbose)
 			    : static_branch_enable(&verbose);
-		__atomic_add_fetch(&phase, 1, __ATOMIC_RELEASE);	/* done */
-		while (!err && (__atomic_load_n(&checked[0], __ATOMIC_ACQUIRE) != phase ||
-				__atomic_load_n(&checked[1], __ATOMIC_ACQUIRE) != phase))
-			sched_yield();	/* until both workers ran the new code */
+		p = ADD(phase, 1);
+		while (!err && (LOAD(seen[0]) != p || LOAD(seen[1]) != p))
+			sched_yield();	/* until both ran the new code */
 	}
 	__atomic_store_n(&phase, ~0UL, __ATOMIC_RELEASE);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	printf("100 flips while 2 threads ran the site: %s\n",
-	       err ? "an update failed" : "every update returned 0");
-	printf("checked passes: %lu off, %lu on, %lu on the wrong path\n",
+	printf("100 flips while 2 threads ran the site: %s\n"
+	       "checked passes: %lu off, %lu on, %lu on the wrong path\n",
+	       err ? "one failed" : "all returned 0",
 	       passes[0], passes[1], wrong);
 	return err || wrong;
 }
