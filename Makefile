@@ -8,6 +8,7 @@
 #   make bench           the benchmarks
 #   make demo            the demonstration program
 #   make install PREFIX=/usr/local DESTDIR=
+#   make uninstall       the same PREFIX and DESTDIR: removes what install put
 #
 # Knobs: CC=clang, BACKEND=generic (data-only back end on any machine),
 # SANITIZE=address,undefined or SANITIZE=thread, EMU="qemu-aarch64 -L ..."
@@ -19,6 +20,9 @@ SOVERSION	:= 0
 PREFIX		?= /usr/local
 LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
+MANDIR		?= $(PREFIX)/share/man
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+CMAKEDIR	?= $(LIBDIR)/cmake/ulsm
 DESTDIR		?=
 
 CROSS_COMPILE	?=
@@ -95,11 +99,17 @@ HEADERS		:= $(wildcard include/ulsm/*.h include/ulsm/arch/*.h)
 TESTS_C		:= $(sort $(wildcard tests/t_*.c))
 TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_key_semantics_nopie.t $(BUILD)/tests/t_cxx.t \
-		   $(BUILD)/tests/t_compile.t
+		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t \
+		   $(BUILD)/tests/t_man.t
+# The README's small examples, run by make check (t_examples), and the
+# demonstrations.
+SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
+		   $(BUILD)/examples/hooks
+EXAMPLE_BINS	:= $(SMALL_EXAMPLES) $(BUILD)/examples/keys_demo $(BUILD)/examples/lsm_demo
 STRESS_ARGS	?= --flips 100000 --threads 3
 
-.PHONY: all check stress bench demo demo-keys install clean distclean
-all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc
+.PHONY: all tests examples check stress bench demo demo-keys install uninstall clean distclean
+all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc
 
 $(CONFIG_H): Makefile
 	@mkdir -p $(dir $@)
@@ -109,20 +119,37 @@ $(BUILD)/%.o: %.c $(HEADERS) $(CONFIG_H) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LIB_CFLAGS) -c $< -o $@
 
+# Every rule creates the directory it writes into: with make -j, nothing
+# guarantees that another rule has made it first.
 $(STATIC_LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
 
 $(SHARED_LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(SHARED_NAME) $(ZDEFS) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/libulsm.so: $(SHARED_LIB)
 	ln -sf libulsm.so.$(VERSION) $(BUILD)/$(SHARED_NAME)
 	ln -sf $(SHARED_NAME) $@
 
+# The .pc file install writes, for a look before installing.
+PC_SED		= -e 's|@PREFIX@|$(PREFIX)|' \
+		  -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+		  -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+		  -e 's|@VERSION@|$(VERSION)|' -e 's|@BACKEND@|$(BACKEND_EFF)|'
 $(BUILD)/ulsm.pc: ulsm.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	@mkdir -p $(dir $@)
+	sed $(PC_SED) $< > $@
+
+# Building against the tree without installing: pkg-config reads
+# ulsm-uninstalled.pc before ulsm.pc in each PKG_CONFIG_PATH directory.
+$(BUILD)/ulsm-uninstalled.pc: ulsm-uninstalled.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@SOVERSION@|$(SOVERSION)|' \
+	    -e 's|@BACKEND@|$(BACKEND_EFF)|' $< > $@
 
 # --- tests -------------------------------------------------------------
 
@@ -141,14 +168,31 @@ $(BUILD)/tests/t_key_semantics_nopie.t: tests/t_key_semantics.c $(TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc $(CFLAGS_ALL) -fno-pie -no-pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/t_cxx.t: tests/cxx_headers.cc $(TEST_DEPS)
+# The C++ unit expands a hook set's declarations; a C unit defines the set.
+$(BUILD)/tests/t_cxx.t: tests/cxx_headers.cc tests/cxx_set.c $(TEST_DEPS)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS_ALL) -Itests $(CXXFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -c tests/cxx_set.c -o $(BUILD)/tests/cxx_set.o
+	$(CXX) $(CPPFLAGS_ALL) -Itests $(CXXFLAGS_ALL) -o $@ $< $(BUILD)/tests/cxx_set.o $(STATIC_LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c) $(HEADERS) $(CONFIG_H)
+# Compiled as users' programs are: no _GNU_SOURCE.
+$(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c tests/compile/*/*) $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' \
-	    -e 's|@CFLAGS@|$(CPPFLAGS_ALL:-I%=-I$(CURDIR)/%) -I$(CURDIR)/tests -std=gnu11 -Wall -Wextra|' $< > $@
+	    -e 's|@INCS@|-I$(abspath $(BUILD))/include -I$(CURDIR)/include|' \
+	    -e 's|@CFLAGS@|-I$(CURDIR)/tests $(CPPFLAGS) -std=gnu11 -Wall -Wextra $(SANFLAGS) -pthread|' \
+	    -e 's|@LIBS@|$(abspath $(STATIC_LIB)) $(LDLIBS_ALL)|' $< > $@
+	chmod +x $@
+
+$(BUILD)/tests/t_examples.t: tests/t_examples.sh.in $(SMALL_EXAMPLES) $(BUILD)/libulsm.so $(BUILD)/ulsm-uninstalled.pc
+	@mkdir -p $(dir $@)
+	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
+	    -e 's|@EMU@|$(EMU)|' -e 's|@CFLAGS@|$(CFLAGS_ALL)|' $< > $@
+	chmod +x $@
+
+# The manual pages name every public function and macro of the headers.
+$(BUILD)/tests/t_man.t: tests/t_man.sh.in $(wildcard man/*) $(HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	sed -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@CONFIG_H@|$(abspath $(CONFIG_H))|' $< > $@
 	chmod +x $@
 
 $(BUILD)/tests/plugin_keys.so: tests/plugin_keys.c $(HEADERS) $(CONFIG_H) $(BUILD)/libulsm.so
@@ -178,6 +222,10 @@ $(BUILD)/tests/t_hostile.t: tests/t_hostile.c tests/sites.h $(TEST_DEPS) $(BUILD
 $(BUILD)/tests/t_fault_walk.t: tests/t_fault_walk.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h tests/maps.h $(TEST_DEPS) $(BUILD)/tests/plugin_walk.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
+
+# Build without running: CI builds everything with make -j from scratch.
+tests: all $(TEST_BINS)
+examples: $(EXAMPLE_BINS)
 
 check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. prove $(if $(EMU),--exec '$(EMU)') $(addprefix ./,$(notdir $(TEST_BINS)))
@@ -297,6 +345,22 @@ $(BUILD)/examples/%: examples/%.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
+# The README's examples are built as a program of yours would be: the
+# headers and config.h on the include path, no _GNU_SOURCE.
+EXAMPLE_CPPFLAGS := -I$(BUILD)/include -Iinclude $(CPPFLAGS)
+$(BUILD)/examples/static_key: examples/static_key.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CPPFLAGS) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+$(BUILD)/examples/static_call: examples/static_call.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CPPFLAGS) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+HOOKS_SRCS	:= $(wildcard examples/hooks/*.c)
+$(BUILD)/examples/hooks: $(HOOKS_SRCS) $(wildcard examples/hooks/*.h) $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CPPFLAGS) -Iexamples/hooks $(CFLAGS_ALL) -o $@ $(HOOKS_SRCS) $(STATIC_LIB) $(LDLIBS_ALL)
+
 # The demonstration: a host program with hooks and three modules.
 LSM_DEMO_SRCS	:= $(wildcard examples/lsm_demo/*.c)
 $(BUILD)/examples/lsm_demo: $(LSM_DEMO_SRCS) $(wildcard examples/lsm_demo/*.h) $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
@@ -311,9 +375,65 @@ demo-keys: $(BUILD)/examples/keys_demo
 	$(EMU) $(BUILD)/examples/keys_demo $(DEMO_ARGS)
 
 # --- install ------------------------------------------------------------
+#
+# What install puts where; uninstall removes the same list. Paths are
+# $(DESTDIR) + these.
+I_HEADERS	:= $(addprefix $(INCLUDEDIR)/ulsm/,$(notdir $(wildcard include/ulsm/*.h)) config.h) \
+		   $(addprefix $(INCLUDEDIR)/ulsm/arch/,$(notdir $(wildcard include/ulsm/arch/*.h)))
+I_LIBS		:= $(addprefix $(LIBDIR)/,libulsm.a libulsm.so.$(VERSION) $(SHARED_NAME) libulsm.so)
+I_PKG		:= $(PKGCONFIGDIR)/ulsm.pc $(CMAKEDIR)/ulsmConfig.cmake \
+		   $(CMAKEDIR)/ulsmConfigVersion.cmake
+MAN_PAGES	:= $(wildcard man/*.[37])
+# Each name in a page's NAME section but the page's own gets a one-line
+# page that sources it, so that man static_branch_enable finds static_key(3).
+# MAN_LINKS holds <installed link>=<what it sources>.
+man_names	= $(filter-out $(basename $(notdir $(1))),$(subst $(comma), ,$(shell \
+		  sed -n '/^\.SH NAME/,/^\.SH [^N]/{/^\.SH/d;p;}' $(1) | tr '\n' ' ' | \
+		  sed 's/ *\\-.*//')))
+man_sec		= man$(subst .,,$(suffix $(1)))
+MAN_LINKS	:= $(foreach m,$(MAN_PAGES),$(foreach l,$(call man_names,$(m)),\
+		   $(MANDIR)/$(call man_sec,$(m))/$(l)$(suffix $(m))=$(call man_sec,$(m))/$(notdir $(m))))
+I_MAN		:= $(foreach m,$(MAN_PAGES),$(MANDIR)/$(call man_sec,$(m))/$(notdir $(m))) \
+		   $(foreach l,$(MAN_LINKS),$(firstword $(subst =, ,$(l))))
+INSTALLED	:= $(I_HEADERS) $(I_LIBS) $(I_PKG) $(I_MAN)
+
+# One prefix holds one back end. The two differ in ulsm/config.h (which
+# the inline fast paths follow) and in libulsm.so itself, and a program
+# built with one back end's headers does not work with the other's library.
+# So install refuses to put a build over another back end's: it names both
+# and stops before writing anything.
+INSTALLED_CONFIG_H = $(DESTDIR)$(INCLUDEDIR)/ulsm/config.h
+define install_check_backend
+	@if [ -f '$(INSTALLED_CONFIG_H)' ] && \
+	    ! grep -q '^#define ULSM_CONFIG_GENERIC $(GENERIC)$$' '$(INSTALLED_CONFIG_H)'; then \
+		if grep -q '^#define ULSM_CONFIG_GENERIC 1$$' '$(INSTALLED_CONFIG_H)'; then \
+			other=generic; else other=x86_64; fi; \
+		echo "make install: $(DESTDIR)$(PREFIX) already holds ulsm's $$other back end" \
+		     "($(INSTALLED_CONFIG_H)), and this build is $(BACKEND_EFF)." >&2; \
+		echo "One prefix holds one back end: their ulsm/config.h and libulsm.so differ." >&2; \
+		echo "Install under another PREFIX, or first remove the other one:" \
+		     "make uninstall PREFIX=$(PREFIX)$(if $(DESTDIR), DESTDIR=$(DESTDIR))" >&2; \
+		exit 1; \
+	fi
+endef
+
+# The CMake files find everything relative to their own directory, so a
+# tree installed with DESTDIR works where it lands.
+relpath		= $(shell realpath -m -s --relative-to='$(1)' '$(2)')
+POINTER_BYTES	= $(shell echo __SIZEOF_POINTER__ | $(CC) -E -P -x c - 2>/dev/null | tr -d ' ')
+CMAKE_SED	= -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+		  -e 's|@MAJOR@|$(firstword $(subst ., ,$(VERSION)))|g' \
+		  -e 's|@BACKEND@|$(BACKEND_EFF)|g' \
+		  -e 's|@CMAKE_INCLUDEDIR@|$${CMAKE_CURRENT_LIST_DIR}/$(call relpath,$(CMAKEDIR),$(INCLUDEDIR))|g' \
+		  -e 's|@CMAKE_LIBDIR@|$${CMAKE_CURRENT_LIST_DIR}/$(call relpath,$(CMAKEDIR),$(LIBDIR))|g' \
+		  -e 's|@POINTER_BYTES@|$(POINTER_BYTES)|g' \
+		  -e 's|@POINTER_BITS@|$(shell expr 8 \* $(POINTER_BYTES))|g'
 
 install: all
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/ulsm/arch
+	$(install_check_backend)
+	install -d $(DESTDIR)$(INCLUDEDIR)/ulsm/arch $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
+		$(sort $(dir $(addprefix $(DESTDIR),$(I_MAN))))
 	install -m 644 include/ulsm/*.h $(CONFIG_H) $(DESTDIR)$(INCLUDEDIR)/ulsm/
 	install -m 644 include/ulsm/arch/*.h $(DESTDIR)$(INCLUDEDIR)/ulsm/arch/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
@@ -321,9 +441,21 @@ install: all
 	ln -sf libulsm.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_NAME)
 	ln -sf $(SHARED_NAME) $(DESTDIR)$(LIBDIR)/libulsm.so
 	# Written here, not in $(BUILD): PREFIX may differ from the build's.
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    ulsm.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ulsm.pc
+	sed $(PC_SED) ulsm.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/ulsm.pc
+	sed $(CMAKE_SED) cmake/ulsmConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/ulsmConfig.cmake
+	sed $(CMAKE_SED) cmake/ulsmConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/ulsmConfigVersion.cmake
+	for m in $(MAN_PAGES); do \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; \
+	done
+	for l in $(MAN_LINKS); do \
+		echo ".so $${l#*=}" > "$(DESTDIR)$${l%%=*}" || exit 1; \
+	done
+
+# Only the directories that are ulsm's own go too, when empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/ulsm/arch $(DESTDIR)$(INCLUDEDIR)/ulsm \
+		$(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)

@@ -52,6 +52,34 @@
 # error "define ULSM_LSM_SET, ULSM_LSM_HOOK_DEFS and MAX_LSM_COUNT first"
 #endif
 
+/*
+ * MAX_LSM_COUNT is pasted into macro names (UNROLL), so anything but a
+ * decimal literal from 1 to 64 (or a macro that expands to one) fails
+ * there with a message about pasting. Say it in words instead, then
+ * carry on with 1 so that this is the only error. The literal is looked
+ * up in unroll.h's table: ULSM__UNROLL_<n> exists for exactly 0..64 and
+ * calls its macro n times; a leading parenthesis is caught first, since
+ * it cannot be pasted at all.
+ */
+#ifndef ULSM__LSM_COUNT_OK
+# define ULSM__SECOND_(a, b, ...)	b
+# define ULSM__SECOND(...)		ULSM__SECOND_(__VA_ARGS__)
+# define ULSM__PAREN_PROBE(...)		~, 1
+# define ULSM__IS_PAREN(x)		ULSM__SECOND(ULSM__PAREN_PROBE x, 0, ~)
+# define ULSM__COUNT_ONE(i, x)		, 1
+# define ULSM__LSM_COUNT_OK(n)						\
+	ULSM__SECOND(~ ULSM__CAT(ULSM__UNROLL_, n)(ULSM__COUNT_ONE, ~), 0, ~)
+#endif
+#if ULSM__IS_PAREN(MAX_LSM_COUNT)
+# error "MAX_LSM_COUNT must be a decimal integer literal from 1 to 64, such as 4: no parentheses, no expression"
+# undef MAX_LSM_COUNT
+# define MAX_LSM_COUNT 1
+#elif !ULSM__LSM_COUNT_OK(MAX_LSM_COUNT)
+# error "MAX_LSM_COUNT must be a decimal integer literal from 1 to 64, such as 4: no suffix, no expression"
+# undef MAX_LSM_COUNT
+# define MAX_LSM_COUNT 1
+#endif
+
 /* ---- once per translation unit: the dispatch machinery ---------------- */
 #ifndef ULSM_LSM_HOOKS_ONCE
 #define ULSM_LSM_HOOKS_ONCE
@@ -335,6 +363,19 @@ extern struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_seal
 extern struct ULSM__P(ULSM_LSM_SET, _lsm_keys) ULSM__P(ULSM_LSM_SET, _lsm_keys);
 extern struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set);
 
+/*
+ * Every unit that expands the set refers to this symbol, and only the unit
+ * with ULSM_LSM_DEFINE defines it: when no unit (or two) defines the set,
+ * the linker names it among the set's missing (or doubled) symbols, and
+ * the name says what to do.
+ */
+#define ULSM__DEFINE_REF(SET)						\
+	ULSM__CAT(ULSM__CAT(ulsm_hook_set_, SET),			\
+		  __define_ULSM_LSM_DEFINE_in_exactly_one_file)
+extern const char ULSM__DEFINE_REF(ULSM_LSM_SET);
+static const char *const ULSM__P(ULSM_LSM_SET, _lsm_define_ref)
+	__attribute__((used)) = &ULSM__DEFINE_REF(ULSM_LSM_SET);
+
 /* Each slot's trampoline (a declaration; the defining unit emits it). */
 #define ULSM__DECL_SLOT(NUM, SET, NAME)					\
 	ULSM__EXTERN ULSM__P(SET, _hook_fn_##NAME)			\
@@ -397,6 +438,8 @@ static const char *const ULSM__P(ULSM_LSM_SET, _hook_names)[] = {
 #ifndef ULSM_LSM_BUILTIN_ORDER
 # define ULSM_LSM_BUILTIN_ORDER NULL
 #endif
+
+const char ULSM__DEFINE_REF(ULSM_LSM_SET) = 0;
 
 struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 	.name = ULSM__STR(ULSM_LSM_SET),

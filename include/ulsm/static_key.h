@@ -78,6 +78,30 @@ struct static_key_false {
 
 #define ULSM_KEY_INIT_TRUE	1u
 
+/*
+ * A site records its key's address at build time (arch/x86_64.h), in a
+ * static pointer whose initialiser must be constant: the key must have
+ * static storage. For a key on the stack the compiler's error is about a
+ * "non-constant initializer"; these names put the fix into it, since clang
+ * notes the macro it expanded and gcc the field it was initialising, even
+ * from a system header. The generic back end checks the same, so that
+ * code that builds there builds everywhere.
+ */
+#define ULSM__STATIC_KEYS_MUST_BE_GLOBAL_OR_STATIC(keyp)	(keyp)
+#ifdef __cplusplus
+/* C++ would initialise a static at run time, silently: ask for constexpr. */
+# define ULSM__KEY_REF_STORAGE	static constexpr
+#else
+# define ULSM__KEY_REF_STORAGE	static const
+#endif
+struct ulsm__static_keys_must_be_global_or_static {
+	const void *static_keys_must_be_global_or_static;
+};
+#define ULSM__KEY_REF(name, keyp, attrs)				\
+	ULSM__KEY_REF_STORAGE struct ulsm__static_keys_must_be_global_or_static \
+		name attrs = {						\
+		ULSM__STATIC_KEYS_MUST_BE_GLOBAL_OR_STATIC(keyp)	\
+	}
 
 ULSM__EXTERN_C_END
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Must NOT compile: security_add_hooks() with hooks of another set. */
+/* expect: belong to another set */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>

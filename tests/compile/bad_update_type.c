@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Must NOT compile: static_call_update() with a function of another type. */
+/* expect: does not match the static call */
 #include <ulsm/static_call.h>
 
 static int takes_int(int x) { return x; }

@@ -11,7 +11,10 @@
 #define ULSM_ARCH_GENERIC_H
 
 #define ulsm__arch_static_branch(keyp, branch)				\
-	((__atomic_load_n(&(keyp)->enabled, __ATOMIC_RELAXED) > 0) != !!(branch))
+({									\
+	ULSM__KEY_REF(ulsm__kref, keyp, __attribute__((unused)));	\
+	(__atomic_load_n(&(keyp)->enabled, __ATOMIC_RELAXED) > 0) != !!(branch); \
+})
 
 #define ulsm__arch_static_branch_jump(keyp, branch)			\
 	ulsm__arch_static_branch(keyp, branch)

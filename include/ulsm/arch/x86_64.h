@@ -28,8 +28,7 @@
 ({									\
 	__label__ ulsm__l_yes, ulsm__l_done;				\
 	ULSM__BOOL ulsm__taken;						\
-	static const void *const ulsm__kref				\
-		__attribute__((used)) = (keyp);				\
+	ULSM__KEY_REF(ulsm__kref, keyp, __attribute__((used)));	\
 	__asm__ goto("1: " insn "\n\t"					\
 		     ".pushsection ulsm_jump_table, \"aR\"\n\t"		\
 		     ".balign 4\n\t"					\
