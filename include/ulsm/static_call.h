@@ -36,7 +36,8 @@
  *   -EINVAL   NULL key, or a trampoline that does not belong to the key
  *   -ENOENT   the trampoline is not registered (its object is not loaded)
  *   -EILSEQ   the trampoline's bytes are not what ulsm wrote there
- *   -EPERM, -ENOSYS, -EDEADLK as for static keys (<ulsm/static_key.h>)
+ *   -EPERM, -ENOSYS, -EMFILE, -ENOMEM, -EAGAIN, -EDEADLK, -ETIMEDOUT,
+ *   -EIO      as for static keys (<ulsm/static_key.h>)
  * and the call keeps its old target on failure.
  *
  * Caveats: static_call(name) from another object than the one that

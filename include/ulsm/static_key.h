@@ -38,9 +38,18 @@
  *             changed the code): nothing is written, the key is unchanged
  *   -EPERM    the process may not write its own text (see README)
  *   -ENOSYS   no way to synchronise the other threads' instruction streams
- *   -EDEADLK  called from a signal handler that interrupted an update
+ *   -EMFILE, -ENFILE, -ENOMEM, -EAGAIN  a resource is missing now (a
+ *             descriptor, memory, room for a queued signal): retry later
+ *   -EDEADLK  called from a signal handler that interrupted an update; or,
+ *             with the signal sync, a thread blocks the sync signal
+ *   -ETIMEDOUT with the signal sync, a thread did not answer in time
+ *   -EIO      a write failed and could not be rolled back yet (fault
+ *             injection only): the next update finishes the rollback
  * and on failure the key keeps its old state and all its sites their old
- * code. ulsm_last_error() gives a message for the calling thread.
+ * code. An update first registers any object still pending (a plug-in
+ * that could not be registered when loaded), and fails with its error if
+ * it still cannot. ulsm_last_error() gives a message for the calling
+ * thread.
  *
  * Caveats:
  *   - the key expression must be an address constant (a global or static
