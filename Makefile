@@ -100,7 +100,7 @@ TESTS_C		:= $(sort $(wildcard tests/t_*.c))
 TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_key_semantics_nopie.t $(BUILD)/tests/t_cxx.t \
 		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t \
-		   $(BUILD)/tests/t_man.t
+		   $(BUILD)/tests/t_man.t $(BUILD)/tests/t_sys_wrapped.t
 # The README's small examples, run by make check (t_examples), and the
 # demonstrations.
 SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
@@ -190,6 +190,11 @@ $(BUILD)/tests/t_examples.t: tests/t_examples.sh.in $(SMALL_EXAMPLES) $(BUILD)/l
 	chmod +x $@
 
 # The manual pages name every public function and macro of the headers.
+$(BUILD)/tests/t_sys_wrapped.t: tests/t_sys_wrapped.sh.in $(wildcard src/*.c src/arch/*/*.c)
+	@mkdir -p $(dir $@)
+	sed -e 's|@SRCDIR@|$(CURDIR)|' $< > $@
+	chmod +x $@
+
 $(BUILD)/tests/t_man.t: tests/t_man.sh.in $(wildcard man/*) $(HEADERS) $(CONFIG_H)
 	@mkdir -p $(dir $@)
 	sed -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@CONFIG_H@|$(abspath $(CONFIG_H))|' $< > $@

@@ -316,6 +316,7 @@ static int chunk_round(const struct ulsm_sync *s, struct round *r,
 			&ms, NULL, 0);
 		for (size_t i = 0; i < r->n; i++)
 			if (!__atomic_load_n(&r->acked[i], __ATOMIC_ACQUIRE) &&
+			    /* the liveness probe: not a fault point */
 			    syscall(SYS_tgkill, s->pid, r->tids[i], 0) &&
 			    errno == ESRCH)
 				ack(r, i);
