@@ -152,7 +152,10 @@ int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set);
  * @order: comma-separated module names (the kernel's lsm=), "!name" to
  *         drop one; NULL: $ULSM_LSM, else the set's built-in order. An
  *         order of removals only ("!audit") means the default order (the
- *         built-in one, else every module) minus those.
+ *         built-in one, else every module) minus those. Blanks (space,
+ *         tab) around a name, and between "!" and the name, are not part
+ *         of it: " ! audit " removes audit. Empty entries are ignored.
+ *         Parsing is linear in the length of @order.
  *
  * A module whose init fails, or whose hooks do not fit, stays off; the
  * others are initialised regardless (as in the kernel): ask
