@@ -291,16 +291,23 @@ static void parse_order(struct ulsm_lsm_state *st, const struct module_index *x,
 		}
 }
 
-static int build_list(struct ulsm_lsm_state *st)
+/*
+ * The list of active modules, allocated before any module is initialised
+ * (room for every module) so that filling it in afterwards cannot fail.
+ */
+static char *list_alloc(struct ulsm_lsm_state *st)
 {
-	size_t len = 1, at = 0;
-	char *s;
+	size_t len = 1;
 
-	for (size_t i = 0; i < st->nordered; i++)
-		len += strlen(st->ordered[i]->name) + 1;
-	s = ulsm_malloc(len);
-	if (!s)
-		return -ENOMEM;
+	for (struct lsm_info *m = st->modules; m; m = m->next)
+		len += strlen(m->name) + 1;
+	return ulsm_malloc(len);
+}
+
+static void list_fill(struct ulsm_lsm_state *st, char *s)
+{
+	size_t at = 0;
+
 	for (size_t i = 0; i < st->nordered; i++) {
 		const char *name = st->ordered[i]->name;
 		size_t n = strlen(name);
@@ -315,7 +322,6 @@ static int build_list(struct ulsm_lsm_state *st)
 	s[at] = '\0';
 	ulsm_free(st->list);
 	st->list = s;
-	return 0;
 }
 
 ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
@@ -324,6 +330,7 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	struct ulsm_lsm_state *st;
 	struct lsm_info *exclusive = NULL, *m;
 	const char *origin = "argument";
+	char *list = NULL;
 	size_t count = 0;
 	int ret = 0;
 
@@ -347,11 +354,16 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	ret = index_build(&x, st, count);
 	if (!ret) {
 		st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
-		if (!st->ordered)
+		list = list_alloc(st);
+		if (!st->ordered || !list)
 			ret = -ENOMEM;
 	}
-	if (ret)
+	if (ret) {
+		ulsm_free(st->ordered);
+		st->ordered = NULL;
+		ulsm_free(list);
 		goto out;
+	}
 	if (!order) {
 		order = getenv("ULSM_LSM");
 		origin = "ULSM_LSM";
@@ -392,8 +404,10 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		if (ret)
 			ulsm_debug("%s: init failed (%d), off", m->name, ret);
 	}
-	ret = build_list(st);
-	ulsm_debug("set %s: %s", set->name, st->list ? st->list : "");
+	/* A module's init failing is the module's failure, not the set's. */
+	ret = 0;
+	list_fill(st, list);
+	ulsm_debug("set %s: %s", set->name, st->list);
 out:
 	index_free(&x);
 	ulsm_lsm_unlock();

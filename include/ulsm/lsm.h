@@ -160,7 +160,8 @@ int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set);
  * A module whose init fails, or whose hooks do not fit, stays off; the
  * others are initialised regardless (as in the kernel): ask
  * ulsm_lsm_module_active() or ulsm_lsm_list() what came up.
- * Return: 0, -EALREADY if already initialised, -ENOMEM.
+ * Return: 0, -EALREADY if already initialised, -ENOMEM (then nothing
+ * changed: no module was initialised, and the call may be retried).
  */
 int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order);
 
