@@ -64,8 +64,12 @@ struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
 
 /* --- blobs (src/lsm_blobs.c) ------------------------------------------- */
 
-/* Turn @m's blob requests into offsets, growing @st's sizes. Lock held. */
-void ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m);
+/*
+ * Turn @m's blob requests into offsets, growing @st's sizes. Lock held.
+ * Return 0, or -EOVERFLOW (a total would pass INT_MAX) or -EINVAL (a
+ * negative request) with nothing changed, explained by ulsm_error().
+ */
+int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m);
 
 /* --- the slot plan (src/lsm_slots.c) ----------------------------------- */
 

@@ -383,16 +383,23 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 			ulsm_debug("%s: disabled", m->name);
 			continue;
 		}
-		if (m->flags & LSM_FLAG_EXCLUSIVE) {
-			if (exclusive) {
-				m->ulsm_state = MOD_OFF;
-				ulsm_debug("%s: exclusive %s is already on, "
-					   "skipped", m->name, exclusive->name);
-				continue;
-			}
-			exclusive = m;
+		if ((m->flags & LSM_FLAG_EXCLUSIVE) && exclusive) {
+			m->ulsm_state = MOD_OFF;
+			ulsm_debug("%s: exclusive %s is already on, skipped",
+				   m->name, exclusive->name);
+			continue;
 		}
-		ulsm_lsm_prepare_blobs(st, m);
+		/*
+		 * Beyond the kernel, whose blob sizes cannot fail: a module
+		 * refused for its blobs fails as its init would, and does
+		 * not keep the next exclusive module out.
+		 */
+		if (ulsm_lsm_prepare_blobs(st, m)) {
+			m->ulsm_state = MOD_FAILED;
+			continue;
+		}
+		if (m->flags & LSM_FLAG_EXCLUSIVE)
+			exclusive = m;
 	}
 	st->initialised = true;
 	for (size_t i = 0; i < st->nordered; i++) {

@@ -65,7 +65,9 @@ struct lsm_id {
 
 /*
  * Blob sizes a module asks for; at initialisation each becomes the
- * module's offset into the shared blob of that object type.
+ * module's offset into the shared blob of that object type. A total is at
+ * most INT_MAX: a module whose requests would pass it, or that asks for a
+ * negative size, is refused whole (it stays off; ulsm_lsm_init).
  */
 enum ulsm_blob_type {
 	ULSM_BLOB_CRED,
@@ -159,7 +161,10 @@ int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set);
  *
  * A module whose init fails, or whose hooks do not fit, stays off; the
  * others are initialised regardless (as in the kernel): ask
- * ulsm_lsm_module_active() or ulsm_lsm_list() what came up.
+ * ulsm_lsm_module_active() or ulsm_lsm_list() what came up. So does a
+ * module whose blob sizes would take a total past INT_MAX, or are
+ * negative: none of its sizes becomes an offset, the others' offsets are
+ * as if it had not asked, and ULSM_DEBUG=1 says why (-EOVERFLOW, -EINVAL).
  * Return: 0, -EALREADY if already initialised, -ENOMEM (then nothing
  * changed: no module was initialised, and the call may be retried).
  */
@@ -250,7 +255,8 @@ const struct lsm_id *ulsm_lsm_slot_owner(struct ulsm_hook_set *set,
  * @set:  the hook set
  * @type: an enum ulsm_blob_type
  *
- * Return: the size in bytes (0 if no module asked), or -EINVAL.
+ * Return: the size in bytes, 0 to INT_MAX (0 if no module asked), or
+ * -EINVAL.
  */
 int ulsm_lsm_blob_size(struct ulsm_hook_set *set, enum ulsm_blob_type type);
 
