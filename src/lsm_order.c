@@ -350,8 +350,13 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	}
 	for (m = st->modules; m; m = m->next)
 		count++;
-	/* Everything that can fail, before anything changes. */
-	ret = index_build(&x, st, count);
+	/*
+	 * Everything that can fail, before anything changes. From here on,
+	 * the slot and tail keys are the framework's (src/lsm_seal.c).
+	 */
+	ret = ulsm_lsm_claim(set);
+	if (!ret)
+		ret = index_build(&x, st, count);
 	if (!ret) {
 		st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
 		list = list_alloc(st);
