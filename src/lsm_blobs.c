@@ -23,22 +23,55 @@ static int *blob_field(struct lsm_blob_sizes *b, int type)
 	}
 }
 
-/* The kernel's lsm_set_blob_size: the request becomes an offset. */
-void ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m)
-{
-	if (!m->blobs)
-		return;
-	for (int t = 0; t < ULSM_BLOB_TYPES; t++) {
-		int *need = blob_field(m->blobs, t);
-		int offset;
+static const char *const blob_names[ULSM_BLOB_TYPES] = {
+	"cred", "file", "inode", "task",
+};
 
-		if (*need <= 0)
+/*
+ * The kernel's lsm_set_blob_size, for every type of @m at once: each
+ * request becomes an offset, aligned to a pointer, and the total grows.
+ * Sizes are ints (the kernel's struct lsm_blob_sizes, and
+ * ulsm_lsm_blob_size() returns one), so a total past INT_MAX, alignment
+ * included, cannot be represented: such a module is refused, as is a
+ * negative request (its "offset" would point before the blob). A refused
+ * module changes nothing, neither its requests nor the totals, so that it
+ * may stay off while the others keep their offsets; all types are checked
+ * before any is changed.
+ */
+int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m)
+{
+	const int align = (int)sizeof(void *);
+	int offset[ULSM_BLOB_TYPES], total[ULSM_BLOB_TYPES];
+
+	if (!m->blobs)
+		return 0;
+	for (int t = 0; t < ULSM_BLOB_TYPES; t++) {
+		int need = *blob_field(m->blobs, t), at;
+
+		total[t] = st->blob_sizes[t];
+		offset[t] = -1;
+		if (need < 0)
+			return ulsm_error(-EINVAL, "module %s: negative %s blob "
+					  "size %d (-EINVAL); module off",
+					  m->name, blob_names[t], need);
+		if (!need)
 			continue;
-		offset = (st->blob_sizes[t] + (int)sizeof(void *) - 1) &
-			 ~((int)sizeof(void *) - 1);
-		st->blob_sizes[t] = offset + *need;
-		*need = offset;
+		if (__builtin_add_overflow(total[t], align - 1, &at) ||
+		    __builtin_add_overflow(at & ~(align - 1), need, &total[t]))
+			return ulsm_error(-EOVERFLOW, "module %s: a %s blob of %d "
+					  "bytes after the other modules' %d "
+					  "would pass INT_MAX (-EOVERFLOW); "
+					  "module off", m->name, blob_names[t],
+					  need, st->blob_sizes[t]);
+		offset[t] = at & ~(align - 1);
 	}
+	for (int t = 0; t < ULSM_BLOB_TYPES; t++) {
+		if (offset[t] < 0)
+			continue;
+		*blob_field(m->blobs, t) = offset[t];
+		st->blob_sizes[t] = total[t];
+	}
+	return 0;
 }
 
 ULSM_API int ulsm_lsm_blob_size(struct ulsm_hook_set *set,

@@ -11,7 +11,8 @@
  *   src/lsm_order.c   registration, module order, ulsm_lsm_init()
  *   src/lsm_blobs.c   blob sizes and blob allocation
  *   src/lsm_slots.c   the slot plan and filling slots with a module's hooks
- *   src/lsm_seal.c    sealing, and the opt-in to toggling before it
+ *   src/lsm_seal.c    sealing, the opt-in to toggling before it, and the
+ *                     keys the public update API must leave alone
  *   src/lsm_toggle.c  turning one module's slots off and on
  *   src/lsm_query.c   introspection
  *
@@ -64,8 +65,30 @@ struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
 
 /* --- blobs (src/lsm_blobs.c) ------------------------------------------- */
 
-/* Turn @m's blob requests into offsets, growing @st's sizes. Lock held. */
-void ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m);
+/*
+ * Turn @m's blob requests into offsets, growing @st's sizes. Lock held.
+ * Return 0, or -EOVERFLOW (a total would pass INT_MAX) or -EINVAL (a
+ * negative request) with nothing changed, explained by ulsm_error().
+ */
+int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m);
+
+/* --- sealing, and the keys the public API must leave alone (lsm_seal.c) - */
+
+/*
+ * Record @set's key ranges for ulsm_lsm_check_update(): from now on its
+ * slot and tail keys, and once it is sealed its slot calls, are refused to
+ * the public update functions. Idempotent. Framework lock held (it takes
+ * the patch lock). Return 0, -ENOSPC (too many sets) or -EDEADLK.
+ */
+int ulsm_lsm_claim(struct ulsm_hook_set *set);
+
+/*
+ * For the public update functions (src/static_key.c, src/static_call.c),
+ * with the patch lock held, before anything is queued: 0, or -EPERM (with
+ * a message naming the set) if @key is a claimed set's slot or tail key,
+ * or a sealed set's slot call. Takes no lock.
+ */
+int ulsm_lsm_check_update(const void *key);
 
 /* --- the slot plan (src/lsm_slots.c) ----------------------------------- */
 

@@ -6,6 +6,7 @@
  * and one list of modules per set.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,18 +61,182 @@ struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
 	return NULL;
 }
 
-static bool is_ordered(struct ulsm_lsm_state *st, const struct lsm_info *m)
+/*
+ * The order string (docs/hook-framework.md, "The order string"):
+ *
+ *	order	:= entry ( "," entry )*
+ *	entry	:= blanks [ "!" blanks ] name blanks
+ *	blanks	:= ( " " | "\t" )*
+ *
+ * A name is everything else up to the comma, blanks inside it included
+ * (module names have none). One tokenizer serves names and removals, so a
+ * blank means the same on both sides, and between "!" and the name. An
+ * entry with an empty name ("", "!", " ") is ignored.
+ */
+struct order_token {
+	const char *name;
+	size_t len;
+	bool removal;
+};
+
+static bool is_blank(char c)
 {
-	for (size_t i = 0; i < st->nordered; i++)
-		if (st->ordered[i] == m)
-			return true;
-	return false;
+	return c == ' ' || c == '\t';
 }
 
-static void append(struct ulsm_lsm_state *st, struct lsm_info *m,
-		   const char *from)
+static const char *skip_blanks(const char *s, const char *end)
 {
-	if (is_ordered(st, m)) {
+	while (s < end && is_blank(*s))
+		s++;
+	return s;
+}
+
+/*
+ * The entry at *@p: false at the end of the string, else fill @t and move
+ * *@p past the entry and its comma. Each byte is looked at a constant
+ * number of times, so a walk over the string is linear in its length.
+ */
+static bool next_token(const char **p, struct order_token *t)
+{
+	const char *s = *p, *end;
+
+	if (!s || !*s)
+		return false;
+	end = s + strcspn(s, ",");
+	*p = *end ? end + 1 : end;
+	s = skip_blanks(s, end);
+	t->removal = s < end && *s == '!';
+	if (t->removal)
+		s = skip_blanks(s + 1, end);
+	while (end > s && is_blank(end[-1]))
+		end--;
+	t->name = s;
+	t->len = (size_t)(end - s);
+	return true;
+}
+
+/* For "%.*s": a name longer than INT_MAX is shown cut. */
+static int shown_len(size_t len)
+{
+	return len > INT_MAX ? INT_MAX : (int)len;
+}
+
+/*
+ * The modules of a set by name, for ordering: an open-addressing hash
+ * table, so that each entry of the order string costs a constant time
+ * however many modules there are, and a removal mark per module. Two
+ * modules with the same name are one name: the first registered answers
+ * for both (as ulsm_lsm_find_module() does) and a removal removes both.
+ */
+struct module_index {
+	struct lsm_info **slot;		/* mask + 1 of them; NULL: free */
+	bool *removed;			/* per slot */
+	size_t mask;
+};
+
+static size_t name_hash(const char *name, size_t len)
+{
+	size_t h = 2166136261u;		/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	return h;
+}
+
+/* The slot of the first module named @name, or of the free slot for it. */
+static size_t index_pos(const struct module_index *x, const char *name,
+			size_t len)
+{
+	size_t i = name_hash(name, len) & x->mask;
+
+	/* The table is at most half full: there is always a free slot. */
+	while (x->slot[i] && (strlen(x->slot[i]->name) != len ||
+			      memcmp(x->slot[i]->name, name, len)))
+		i = (i + 1) & x->mask;
+	return i;
+}
+
+static int index_build(struct module_index *x, struct ulsm_lsm_state *st,
+		       size_t count)
+{
+	size_t size = 2;
+
+	/* At least twice the modules; lsm_info structures bound the count. */
+	while (size < count * 2)
+		size *= 2;
+	x->mask = size - 1;
+	x->slot = ulsm_calloc(size, sizeof(*x->slot));
+	x->removed = ulsm_calloc(size, sizeof(*x->removed));
+	if (!x->slot || !x->removed)
+		return -ENOMEM;
+	for (struct lsm_info *m = st->modules; m; m = m->next) {
+		size_t i = index_pos(x, m->name, strlen(m->name));
+
+		if (!x->slot[i])
+			x->slot[i] = m;
+	}
+	return 0;
+}
+
+static void index_free(struct module_index *x)
+{
+	ulsm_free(x->slot);
+	ulsm_free(x->removed);
+	x->slot = NULL;
+	x->removed = NULL;
+}
+
+static struct lsm_info *index_find(const struct module_index *x,
+				   const char *name, size_t len)
+{
+	return x->slot[index_pos(x, name, len)];
+}
+
+static bool index_removed(const struct module_index *x,
+			  const struct lsm_info *m)
+{
+	return x->removed[index_pos(x, m->name, strlen(m->name))];
+}
+
+/*
+ * One walk over the order given at run time: mark every "!name" module
+ * removed, wherever the removal stands, before anything is ordered. Return
+ * whether the string names any module (not only removals).
+ */
+static bool mark_removals(struct module_index *x, const char *order,
+			  const char *origin)
+{
+	struct order_token t;
+	bool names = false;
+
+	while (next_token(&order, &t)) {
+		size_t i;
+
+		if (!t.len)
+			continue;
+		if (!t.removal) {
+			names = true;
+			continue;
+		}
+		i = index_pos(x, t.name, t.len);
+		if (x->slot[i])
+			x->removed[i] = true;
+		else
+			ulsm_debug("%s: removal of unknown module %.*s ignored",
+				   origin, shown_len(t.len), t.name);
+	}
+	return names;
+}
+
+/* A module is ordered at most once: its state says whether it is. */
+static void append(struct ulsm_lsm_state *st, const struct module_index *x,
+		   struct lsm_info *m, const char *from)
+{
+	if (index_removed(x, m)) {
+		ulsm_debug("%s: %s removed", from, m->name);
+		return;
+	}
+	if (m->ulsm_state == MOD_ORDERED) {
 		ulsm_debug("%s: duplicate %s ignored", from, m->name);
 		return;
 	}
@@ -80,86 +245,44 @@ static void append(struct ulsm_lsm_state *st, struct lsm_info *m,
 	ulsm_debug("%s: ordered %s", from, m->name);
 }
 
-/* Is "!name" somewhere in @order? */
-static bool removed(const char *order, const char *name)
+/*
+ * First, then the order string (its removals are already marked, and
+ * removal entries here are skipped: a built-in order's "!name" means
+ * nothing), then last. NULL @order: every mutable module.
+ */
+static void parse_order(struct ulsm_lsm_state *st, const struct module_index *x,
+			const char *order, const char *origin)
 {
-	size_t len = strlen(name);
-
-	for (const char *p = order; p && *p; ) {
-		size_t n = strcspn(p, ",");
-
-		while (n && (*p == ' ' || *p == '\t'))
-			p++, n--;
-		if (n == len + 1 && *p == '!' && !strncmp(p + 1, name, len))
-			return true;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return false;
-}
-
-/* Does @order name any module (not only "!name" removals)? */
-static bool names_modules(const char *order)
-{
-	for (const char *p = order; p && *p; ) {
-		size_t n = strcspn(p, ",");
-		const char *name = p;
-
-		while (n && (*name == ' ' || *name == '\t'))
-			name++, n--;
-		if (n && *name != '!')
-			return true;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return false;
-}
-
-static void parse_order(struct ulsm_lsm_state *st, const char *order,
-			const char *removals, const char *origin)
-{
+	struct order_token t;
 	struct lsm_info *m;
 
 	for (m = st->modules; m; m = m->next)
-		if (m->order == LSM_ORDER_FIRST && !removed(removals, m->name))
-			append(st, m, "first");
+		if (m->order == LSM_ORDER_FIRST)
+			append(st, x, m, "first");
 
 	if (order) {
-		for (const char *p = order; *p; ) {
-			size_t n = strcspn(p, ",");
-			const char *name = p;
-
-			while (n && (*name == ' ' || *name == '\t'))
-				name++, n--;
-			while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
-				n--;
-			p += strcspn(p, ",");
-			if (*p == ',')
-				p++;
-			if (!n || *name == '!')
+		while (next_token(&order, &t)) {
+			if (!t.len || t.removal)
 				continue;
-			m = ulsm_lsm_find_module(st, name, n);
+			m = index_find(x, t.name, t.len);
 			if (!m)
 				ulsm_debug("%s: unknown module %.*s ignored",
-					   origin, (int)n, name);
+					   origin, shown_len(t.len), t.name);
 			else if (m->order != LSM_ORDER_MUTABLE)
 				ulsm_debug("%s: %s is placed by its order "
 					   "class; ignored here", origin, m->name);
-			else if (!removed(removals, m->name))
-				append(st, m, origin);
+			else
+				append(st, x, m, origin);
 		}
 	} else {
 		for (m = st->modules; m; m = m->next)
-			if (m->order == LSM_ORDER_MUTABLE &&
-			    !removed(removals, m->name))
-				append(st, m, origin);
+			if (m->order == LSM_ORDER_MUTABLE)
+				append(st, x, m, origin);
 	}
 
 	for (m = st->modules; m; m = m->next)
-		if (m->order == LSM_ORDER_LAST && !removed(removals, m->name))
-			append(st, m, "last");
+		if (m->order == LSM_ORDER_LAST)
+			append(st, x, m, "last");
 
 	for (m = st->modules; m; m = m->next)
 		if (m->ulsm_state == MOD_REGISTERED) {
@@ -167,62 +290,48 @@ static void parse_order(struct ulsm_lsm_state *st, const char *order,
 			ulsm_debug("%s: %s not listed, off", origin, m->name);
 		}
 }
-/*
- * All the memory initialisation needs, taken before anything changes:
- * once modules' hooks are in, nothing may fail (ulsm_lsm_init would
- * report an error for a set that is up), and a failure before must leave
- * the set as it was, so that ulsm_lsm_init can be called again.
- */
-static int reserve(struct ulsm_lsm_state *st)
-{
-	size_t count = 0, len = 1;
-	struct lsm_info **ordered;
-	char *list;
 
-	for (struct lsm_info *m = st->modules; m; m = m->next) {
-		count++;
+/*
+ * The list of active modules, allocated before any module is initialised
+ * (room for every module) so that filling it in afterwards cannot fail.
+ */
+static char *list_alloc(struct ulsm_lsm_state *st)
+{
+	size_t len = 1;
+
+	for (struct lsm_info *m = st->modules; m; m = m->next)
 		len += strlen(m->name) + 1;
-	}
-	ordered = ulsm_calloc(count + 1, sizeof(*ordered));
-	list = ulsm_malloc(len);
-	if (!ordered || !list) {
-		ulsm_free(ordered);
-		ulsm_free(list);
-		return ulsm_error(-ENOMEM, "no memory to order %zu modules",
-				  count);
-	}
-	list[0] = '\0';
-	ulsm_free(st->ordered);
-	ulsm_free(st->list);
-	st->ordered = ordered;
-	st->nordered = 0;
-	st->list = list;
-	return 0;
+	return ulsm_malloc(len);
 }
 
-/* The active modules, in order, into the reserved list. */
-static void build_list(struct ulsm_lsm_state *st)
+static void list_fill(struct ulsm_lsm_state *st, char *s)
 {
-	char *end = st->list;
+	size_t at = 0;
 
 	for (size_t i = 0; i < st->nordered; i++) {
-		size_t n = strlen(st->ordered[i]->name);
+		const char *name = st->ordered[i]->name;
+		size_t n = strlen(name);
 
 		if (st->ordered[i]->ulsm_state != MOD_ACTIVE)
 			continue;
-		if (end != st->list)
-			*end++ = ',';
-		memcpy(end, st->ordered[i]->name, n);
-		end += n;
+		if (at)
+			s[at++] = ',';
+		memcpy(s + at, name, n);
+		at += n;
 	}
-	*end = '\0';
+	s[at] = '\0';
+	ulsm_free(st->list);
+	st->list = s;
 }
 
 ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 {
+	struct module_index x = { NULL, NULL, 0 };
 	struct ulsm_lsm_state *st;
 	struct lsm_info *exclusive = NULL, *m;
-	const char *origin = "argument", *removals;
+	const char *origin = "argument";
+	char *list = NULL;
+	size_t count = 0;
 	int ret = 0;
 
 	if (!set)
@@ -239,20 +348,37 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 				 set->name);
 		goto out;
 	}
+	for (m = st->modules; m; m = m->next)
+		count++;
+	/*
+	 * Everything that can fail, before anything changes. From here on,
+	 * the slot and tail keys are the framework's (src/lsm_seal.c).
+	 */
+	ret = ulsm_lsm_claim(set);
+	if (!ret)
+		ret = index_build(&x, st, count);
+	if (!ret) {
+		st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
+		list = list_alloc(st);
+		if (!st->ordered || !list)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		ulsm_free(st->ordered);
+		st->ordered = NULL;
+		ulsm_free(list);
+		goto out;
+	}
 	if (!order) {
 		order = getenv("ULSM_LSM");
 		origin = "ULSM_LSM";
 	}
-	removals = order;
-	if (!order || !*order || !names_modules(order)) {
+	if (!mark_removals(&x, order, origin)) {
 		/* Only "!name" entries: the default order, minus those. */
 		order = set->builtin_order;
 		origin = order ? "built-in order" : "every module";
 	}
-	ret = reserve(st);
-	if (ret)
-		goto out;
-	parse_order(st, order, removals, origin);
+	parse_order(st, &x, order, origin);
 
 	/* The kernel's lsm_allowed / prepare_lsm, then initialize_lsm. */
 	for (size_t i = 0; i < st->nordered; i++) {
@@ -262,16 +388,23 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 			ulsm_debug("%s: disabled", m->name);
 			continue;
 		}
-		if (m->flags & LSM_FLAG_EXCLUSIVE) {
-			if (exclusive) {
-				m->ulsm_state = MOD_OFF;
-				ulsm_debug("%s: exclusive %s is already on, "
-					   "skipped", m->name, exclusive->name);
-				continue;
-			}
-			exclusive = m;
+		if ((m->flags & LSM_FLAG_EXCLUSIVE) && exclusive) {
+			m->ulsm_state = MOD_OFF;
+			ulsm_debug("%s: exclusive %s is already on, skipped",
+				   m->name, exclusive->name);
+			continue;
 		}
-		ulsm_lsm_prepare_blobs(st, m);
+		/*
+		 * Beyond the kernel, whose blob sizes cannot fail: a module
+		 * refused for its blobs fails as its init would, and does
+		 * not keep the next exclusive module out.
+		 */
+		if (ulsm_lsm_prepare_blobs(st, m)) {
+			m->ulsm_state = MOD_FAILED;
+			continue;
+		}
+		if (m->flags & LSM_FLAG_EXCLUSIVE)
+			exclusive = m;
 	}
 	st->initialised = true;
 	for (size_t i = 0; i < st->nordered; i++) {
@@ -283,10 +416,12 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		if (ret)
 			ulsm_debug("%s: init failed (%d), off", m->name, ret);
 	}
-	build_list(st);
+	/* A module's init failing is the module's failure, not the set's. */
 	ret = 0;
+	list_fill(st, list);
 	ulsm_debug("set %s: %s", set->name, st->list);
 out:
+	index_free(&x);
 	ulsm_lsm_unlock();
 	return ret;
 }

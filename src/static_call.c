@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "lsm_internal.h"
 
 ULSM_API long __static_call_return0(void)
 {
@@ -303,6 +304,12 @@ ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
 	ret = ulsm_update_lock();
 	if (ret)
 		return ret;
+	/* A sealed hook set's slot calls are read-only: refuse, write nothing. */
+	ret = ulsm_lsm_check_update(key);
+	if (ret) {
+		ulsm_unlock();
+		return ret;
+	}
 	if (arch_protocol == ULSM_PROTO_NONE)
 		set_func(key, func);	/* the pointer is all there is */
 	else

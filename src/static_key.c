@@ -18,6 +18,7 @@
 #include <limits.h>
 
 #include "internal.h"
+#include "lsm_internal.h"
 
 struct key_batch_arg {
 	struct ulsm_batch *batch;
@@ -78,6 +79,12 @@ static int key_begin(struct static_key *key, const char *what)
 	ret = ulsm_update_lock();
 	if (ret)
 		return ret;
+	/* A hook set's slot and tail keys are its framework's. */
+	ret = ulsm_lsm_check_update(key);
+	if (ret) {
+		ulsm_unlock();
+		return ret;
+	}
 	if (key->enabled < 0) {
 		ulsm_unlock();
 		return ulsm_error(-EINVAL, "%s: key %p has a negative count (%d): "

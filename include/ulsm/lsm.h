@@ -24,6 +24,10 @@
  *   - blob sizes become offsets into one allocation per object type;
  *   - after ulsm_lsm_seal() the tables and slot keys are read-only
  *     (mprotect, and mseal where the kernel has it).
+ * A set's slot and tail keys are the framework's from ulsm_lsm_init() on,
+ * and its slot calls from ulsm_lsm_seal() on: the public update functions
+ * (static_branch_enable(), static_call_update(), ...) refuse them with
+ * -EPERM before any write (docs/hook-framework.md).
  * Beyond the kernel: "!name" removes a module from the order; several
  * independent sets per process; modules in shared objects loaded before
  * initialisation; a run-time toggle of one module's slots (opt in before
@@ -65,7 +69,9 @@ struct lsm_id {
 
 /*
  * Blob sizes a module asks for; at initialisation each becomes the
- * module's offset into the shared blob of that object type.
+ * module's offset into the shared blob of that object type. A total is at
+ * most INT_MAX: a module whose requests would pass it, or that asks for a
+ * negative size, is refused whole (it stays off; ulsm_lsm_init).
  */
 enum ulsm_blob_type {
 	ULSM_BLOB_CRED,
@@ -152,12 +158,22 @@ int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set);
  * @order: comma-separated module names (the kernel's lsm=), "!name" to
  *         drop one; NULL: $ULSM_LSM, else the set's built-in order. An
  *         order of removals only ("!audit") means the default order (the
- *         built-in one, else every module) minus those.
+ *         built-in one, else every module) minus those. Blanks (space,
+ *         tab) around a name, and between "!" and the name, are not part
+ *         of it: " ! audit " removes audit. Empty entries are ignored.
+ *         Parsing is linear in the length of @order.
  *
  * A module whose init fails, or whose hooks do not fit, stays off; the
  * others are initialised regardless (as in the kernel): ask
- * ulsm_lsm_module_active() or ulsm_lsm_list() what came up.
- * Return: 0, -EALREADY if already initialised, -ENOMEM.
+ * ulsm_lsm_module_active() or ulsm_lsm_list() what came up. So does a
+ * module whose blob sizes would take a total past INT_MAX, or are
+ * negative: none of its sizes becomes an offset, the others' offsets are
+ * as if it had not asked, and ULSM_DEBUG=1 says why (-EOVERFLOW, -EINVAL).
+ * From here on, static_branch_*() and static_key_*() refuse the set's
+ * slot and tail keys (-EPERM): use ulsm_lsm_toggle().
+ * Return: 0, -EALREADY if already initialised, -ENOMEM (then nothing
+ * changed: no module was initialised, and the call may be retried), or
+ * -ENOSPC (more than 64 hook sets in the process; nothing changed).
  */
 int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order);
 
@@ -181,9 +197,15 @@ int ulsm_security_add_hooks(struct ulsm_hook_set *set,
  * @set: the hook set
  *
  * Uses mprotect(PROT_READ), then mseal() where the kernel has it. After
- * this, registration returns -EPERM and a write to the tables faults. The
- * slot keys stay writable if ulsm_lsm_allow_toggle() was called.
- * Return: 0, -EALREADY, or a negative errno from mprotect.
+ * this, registration returns -EPERM, static_call_update() of a slot call
+ * returns -EPERM (before any write), and a write to the tables faults.
+ * The slot keys stay writable if ulsm_lsm_allow_toggle() was called, for
+ * ulsm_lsm_toggle() alone. All or nothing: if a protection fails, what was
+ * done is undone and the set is not sealed; only if that undo fails too
+ * does the set, half read-only, count as sealed, so that nothing writes
+ * to it (the error is still returned).
+ * Return: 0, -EALREADY, -ENOSPC (more than 64 hook sets), or a negative
+ * errno from mprotect.
  */
 int ulsm_lsm_seal(struct ulsm_hook_set *set);
 
@@ -246,7 +268,8 @@ const struct lsm_id *ulsm_lsm_slot_owner(struct ulsm_hook_set *set,
  * @set:  the hook set
  * @type: an enum ulsm_blob_type
  *
- * Return: the size in bytes (0 if no module asked), or -EINVAL.
+ * Return: the size in bytes, 0 to INT_MAX (0 if no module asked), or
+ * -EINVAL.
  */
 int ulsm_lsm_blob_size(struct ulsm_hook_set *set, enum ulsm_blob_type type);
 
