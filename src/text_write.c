@@ -194,14 +194,43 @@ static int open_windows(struct ulsm_text_writer *w)
 }
 
 /*
- * Byte by byte: a single-byte store is what the protocol relies on. Not
- * instrumented: sanitizers keep no shadow for the text they would check.
+ * Byte by byte: a single-byte store is what the breakpoint protocol relies
+ * on. The atomic-word protocol (aarch64) writes one aligned word, which
+ * must be one 32-bit store: bytes would let another core fetch a mix.
+ * Not instrumented: sanitizers keep no shadow for the text they would
+ * check.
  */
 __attribute__((no_sanitize("address", "thread", "undefined"), noinline))
 static void store_text(uintptr_t addr, const uint8_t *bytes, size_t len)
 {
+	if (arch_protocol == ULSM_PROTO_ATOMIC_WORD && len == 4 &&
+	    !(addr & 3)) {
+		uint32_t word;
+
+		memcpy(&word, bytes, sizeof(word));
+		__atomic_store_n((uint32_t *)addr, word, __ATOMIC_RELAXED);
+		return;
+	}
 	for (size_t i = 0; i < len; i++)
 		((volatile uint8_t *)addr)[i] = bytes[i];
+}
+
+/*
+ * Under an emulator whose translated code misses /proc/self/mem writes
+ * (arch_fetch_misses_procmem), store each word just written back over
+ * itself through the window opened in step 0: the emulator notices its
+ * own guest's store and translates the page again. The word stored is
+ * the one read back, so this tests what pwrite() wrote, as hardware would
+ * run it; nothing else changes.
+ */
+__attribute__((no_sanitize("address", "thread", "undefined"), noinline))
+static void store_back(uintptr_t addr, size_t len)
+{
+	for (uintptr_t a = addr & ~(uintptr_t)3; a < addr + len; a += 4) {
+		uint32_t word = __atomic_load_n((uint32_t *)a, __ATOMIC_RELAXED);
+
+		__atomic_store_n((uint32_t *)a, word, __ATOMIC_RELAXED);
+	}
 }
 
 /* --- choosing, writing, closing ----------------------------------------- */
@@ -227,6 +256,14 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_PROCMEM) {
 		w->method = ULSM_WRITE_PROCMEM;
 		pret = procmem_open(w);
+		if (!pret && arch_fetch_misses_procmem(w->fd)) {
+			/* Emulated: also the windows, for store_back(). */
+			pret = open_windows(w);
+			if (pret) {
+				ulsm_sys_close(w->fd);
+				w->fd = -1;
+			}
+		}
 		if (!pret)
 			return 0;
 		ulsm_debug("/proc/self/mem cannot write the text (%s)",
@@ -258,6 +295,8 @@ int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 
 	if (w->method == ULSM_WRITE_PROCMEM) {
 		ret = procmem_write(w->fd, addr, bytes, len);
+		if (!ret && w->windows_open)
+			store_back(addr, len);
 	} else {
 		ret = -ulsm_fault_point(ULSM_SYS_STORE);
 		if (!ret)
