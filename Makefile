@@ -167,6 +167,21 @@ $(BUILD)/tests/t_dlopen.t: tests/t_dlopen.c $(TEST_DEPS) $(BUILD)/libulsm.so $(B
 
 # Cross-built tests run under $(EMU); tests/emu_exec.sh leaves scripts to
 # the build machine.
+# BTI (aarch64): the plug-in is built with branch protection and without
+# the C runtime's start files, which Debian 12 does not mark, so that the
+# linker marks it and the loader guards its text; the test links the
+# shared library, as t_dlopen does.
+BTI_PLUGIN	:= $(if $(filter aarch64,$(BACKEND_EFF)),$(BUILD)/tests/plugin_bti.so)
+$(BUILD)/tests/plugin_bti.so: tests/plugin_bti.c $(HEADERS) $(CONFIG_H) $(BUILD)/libulsm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mbranch-protection=standard -fPIC -shared -nostartfiles \
+		-o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
+
+$(BUILD)/tests/t_bti.t: tests/t_bti.c $(TEST_DEPS) $(BUILD)/libulsm.so $(BTI_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
+		-Wl,-rpath,'$$ORIGIN/..' $(LDLIBS_ALL)
+
 check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. ULSM_EMU='$(EMU)' \
 		prove $(if $(EMU),--exec 'sh $(CURDIR)/tests/emu_exec.sh') $(addprefix ./,$(notdir $(TEST_BINS)))
