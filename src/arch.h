@@ -120,8 +120,9 @@ void arch_flush_icache(void *addr, size_t len);
  * @fd (/proc/self/mem, open for writing), as under qemu-user, whose
  * translated code only notices the guest's own stores. Asked in step 0
  * of a batch that writes through /proc/self/mem; when true, the writer
- * also opens the mprotect windows then and stores each written word back
- * through them (src/text_write.c). False on hardware.
+ * also opens the mprotect windows then, and gives each page it writes
+ * its window's protection again, which the emulator notices
+ * (src/text_write.c). False on hardware.
  */
 bool arch_fetch_misses_procmem(int fd);
 

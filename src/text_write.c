@@ -217,20 +217,24 @@ static void store_text(uintptr_t addr, const uint8_t *bytes, size_t len)
 
 /*
  * Under an emulator whose translated code misses /proc/self/mem writes
- * (arch_fetch_misses_procmem), store each word just written back over
- * itself through the window opened in step 0: the emulator notices its
- * own guest's store and translates the page again. The word stored is
- * the one read back, so this tests what pwrite() wrote, as hardware would
- * run it; nothing else changes.
+ * (arch_fetch_misses_procmem), give each page just written the protection
+ * its window already has: qemu-user then drops its translations of the
+ * page, and it takes its memory lock to do so, which its translator holds
+ * while it reads guest code, so no translation of the old bytes survives.
+ * (A store of the word back over itself, tried first, left a rare stale
+ * translation: one made from the old bytes while the store went by.) The
+ * windows were opened in step 0, so this changes no mapping and needs
+ * nothing new; nothing is written.
  */
-__attribute__((no_sanitize("address", "thread", "undefined"), noinline))
-static void store_back(uintptr_t addr, size_t len)
+static int reprotect(uintptr_t addr, size_t len)
 {
-	for (uintptr_t a = addr & ~(uintptr_t)3; a < addr + len; a += 4) {
-		uint32_t word = __atomic_load_n((uint32_t *)a, __ATOMIC_RELAXED);
+	int ret = 0;
 
-		__atomic_store_n((uint32_t *)a, word, __ATOMIC_RELAXED);
-	}
+	for (uintptr_t p = addr & ~(page_size() - 1); p < addr + len && !ret;
+	     p += page_size())
+		ret = ulsm_sys_mprotect((void *)p, page_size(),
+					PROT_READ | PROT_WRITE | PROT_EXEC);
+	return ret;
 }
 
 /* --- choosing, writing, closing ----------------------------------------- */
@@ -257,7 +261,7 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 		w->method = ULSM_WRITE_PROCMEM;
 		pret = procmem_open(w);
 		if (!pret && arch_fetch_misses_procmem(w->fd)) {
-			/* Emulated: also the windows, for store_back(). */
+			/* Emulated: also the windows, for reprotect(). */
 			pret = open_windows(w);
 			if (pret) {
 				ulsm_sys_close(w->fd);
@@ -296,7 +300,7 @@ int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 	if (w->method == ULSM_WRITE_PROCMEM) {
 		ret = procmem_write(w->fd, addr, bytes, len);
 		if (!ret && w->windows_open)
-			store_back(addr, len);
+			ret = reprotect(addr, len);
 	} else {
 		ret = -ulsm_fault_point(ULSM_SYS_STORE);
 		if (!ret)

@@ -114,9 +114,9 @@ int ulsm_static_call_form(const struct static_call_key *key);
  *          out of reach)
  *
  * Call sites are recorded by <ulsm/lsm_hooks.h> for the hook slots' calls
- * (x86-64); a site the compiler did not emit as a plain direct call to the
- * trampoline, or any site in a process with a shadow stack, is left
- * calling the trampoline and not counted.
+ * (x86-64, aarch64); a site the compiler did not emit as a plain direct
+ * call to the trampoline, or any site in a process with a shadow stack
+ * (x86-64), is left calling the trampoline and not counted.
  * Return: the number of sites (0 on the generic back end), or -EINVAL.
  */
 int ulsm_static_call_sites(const struct static_call_key *key, int *direct);
