@@ -28,7 +28,8 @@ int main(void)
 #define SLOT0_TRAMP	((uintptr_t)tl_lsm_sealed.table.file_open[0].trampoline)
 
 static int near_a(int x) { return x + 1; }
-static void void_fn(int x) { (void)x; }
+void void_fn(int x);
+void void_fn(int x) { (void)x; }
 
 DEFINE_STATIC_CALL(wc, near_a);
 DEFINE_STATIC_CALL_NULL(wc_null, void_fn);
