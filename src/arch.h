@@ -14,9 +14,9 @@
  *     to make new instructions visible to instruction fetch;
  *   - how to read and set the program counter of an interrupted context.
  *
- * x86-64 implements it in src/arch/x86_64/, the data-only back end in
- * src/arch/generic/. aarch64 will use ULSM_PROTO_ATOMIC_WORD: one aligned
- * 32-bit store between NOP and B, then arch_flush_icache().
+ * x86-64 implements it in src/arch/x86_64/, aarch64 in src/arch/aarch64/
+ * (ULSM_PROTO_ATOMIC_WORD: one aligned 32-bit store of B, BL or NOP, then
+ * arch_flush_icache()), the data-only back end in src/arch/generic/.
  */
 #ifndef ULSM_SRC_ARCH_H
 #define ULSM_SRC_ARCH_H
@@ -30,7 +30,12 @@ enum ulsm_protocol {
 	ULSM_PROTO_NONE,
 	/* x86: breakpoint on byte 0, sync, tail, sync, byte 0, sync. */
 	ULSM_PROTO_BREAKPOINT,
-	/* aarch64: one naturally aligned word store, then cache maintenance. */
+	/*
+	 * aarch64: one naturally aligned word store, then cache maintenance.
+	 * An instruction may span several words (a trampoline's landing pad
+	 * and its branch), but old and new differ in one word at most: that
+	 * word is the only one stored (src/patch.c).
+	 */
 	ULSM_PROTO_ATOMIC_WORD,
 };
 
@@ -109,6 +114,17 @@ void arch_serialize(void);
 
 /* Make [addr, addr + len) visible to instruction fetch on all cores. */
 void arch_flush_icache(void *addr, size_t len);
+
+/*
+ * Whether instruction fetch in this process misses text written through
+ * @fd (/proc/self/mem, open for writing), as under qemu-user, whose
+ * translated code only notices the guest's own stores. Asked in step 0
+ * of a batch that writes through /proc/self/mem; when true, the writer
+ * also opens the mprotect windows then, and gives each page it writes
+ * its window's protection again, which the emulator notices
+ * (src/text_write.c). False on hardware.
+ */
+bool arch_fetch_misses_procmem(int fd);
 
 /* Program counter of a signal's interrupted context, and setting it. */
 uintptr_t arch_context_pc(const void *ucontext);

@@ -79,6 +79,33 @@ static int cmp_patch(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/*
+ * ULSM_PROTO_ATOMIC_WORD: the offset of the one aligned word in which @p's
+ * old and new instructions differ, or -1 if they do not. Only that word
+ * is stored: storing an unchanged word again (a trampoline's landing pad)
+ * would itself be a concurrent modification of an instruction that the
+ * architecture may not allow.
+ */
+static long changed_word(const struct ulsm_patch *p)
+{
+	for (size_t off = 0; off + 4 <= p->new.len; off += 4)
+		if (memcmp(p->old.bytes + off, p->new.bytes + off, 4))
+			return (long)off;
+	return -1;
+}
+
+/* Whether @p changes one aligned word at most (ULSM_PROTO_ATOMIC_WORD). */
+static bool one_word_change(const struct ulsm_patch *p)
+{
+	long off = changed_word(p);
+
+	if ((p->addr & 3) || (p->new.len & 3))
+		return false;
+	return off < 0 ||
+	       !memcmp(p->old.bytes + off + 4, p->new.bytes + off + 4,
+		       p->new.len - (size_t)off - 4);
+}
+
 /* Step 0: sorted, no overlap, and every site holds what we think it does. */
 static int batch_check(struct ulsm_batch *b)
 {
@@ -91,6 +118,11 @@ static int batch_check(struct ulsm_batch *b)
 				"sites %#lx and %#lx overlap in one batch",
 				(unsigned long)p->addr,
 				(unsigned long)b->v[i + 1].addr);
+		if (arch_protocol == ULSM_PROTO_ATOMIC_WORD &&
+		    !one_word_change(p))
+			return ulsm_error(-EINVAL, "site %#lx: the change is "
+				"not one aligned word; nothing written",
+				(unsigned long)p->addr);
 		if (memcmp((const void *)p->addr, p->old.bytes, p->old.len))
 			return ulsm_error(-EILSEQ,
 				"site %#lx does not hold the expected instruction "
@@ -205,7 +237,13 @@ static int apply_breakpoint(struct ulsm_batch *b, struct ulsm_text_writer *w,
 	return ret;
 }
 
-/* aarch64: every site is one aligned word, stored whole. */
+/*
+ * aarch64: each site changes one aligned word (checked in step 0), stored
+ * whole; old and new are both instructions that may be changed under a
+ * running core, so any site of a failed batch may be stored back at any
+ * time, also one that still holds its old word. The core sync comes last:
+ * until it returns, a thread may run either word.
+ */
 static int roll_back_atomic_word(struct ulsm_batch *b,
 				 struct ulsm_text_writer *w, struct ulsm_sync *s)
 {
@@ -214,10 +252,14 @@ static int roll_back_atomic_word(struct ulsm_batch *b,
 	__atomic_store_n(&rolling_back, 1, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; i < b->n && !ret; i++) {
 		const struct ulsm_patch *p = &b->v[i];
+		long off = changed_word(p);
 
-		ret = write_retry(w, p->addr, p->old.bytes, p->old.len);
+		if (off < 0)
+			continue;
+		ret = write_retry(w, p->addr + (uintptr_t)off,
+				  p->old.bytes + off, 4);
 		if (!ret)
-			arch_flush_icache((void *)p->addr, p->old.len);
+			arch_flush_icache((void *)(p->addr + (uintptr_t)off), 4);
 	}
 	sync_anyway(s);
 	return ret ? -EIO : 0;
@@ -231,10 +273,14 @@ static int apply_atomic_word(struct ulsm_batch *b, struct ulsm_text_writer *w,
 	/* One naturally aligned store per site, then cache maintenance. */
 	for (size_t i = 0; i < b->n && !ret; i++) {
 		const struct ulsm_patch *p = &b->v[i];
+		long off = changed_word(p);
 
-		ret = step_write(w, p->addr, p->new.bytes, p->new.len);
+		if (off < 0)
+			continue;
+		ret = step_write(w, p->addr + (uintptr_t)off,
+				 p->new.bytes + off, 4);
 		if (!ret)
-			arch_flush_icache((void *)p->addr, p->new.len);
+			arch_flush_icache((void *)(p->addr + (uintptr_t)off), 4);
 	}
 	if (!ret)
 		ret = ulsm_sync_cores(s);

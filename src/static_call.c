@@ -109,6 +109,9 @@ static uintptr_t site_callee(uintptr_t site, uintptr_t tramp, const void *func)
 
 	if (func && !arch_encode_call(site, (uintptr_t)func, &insn))
 		return (uintptr_t)func;
+	if (func)
+		ulsm_debug("call site %#lx cannot reach %p: it calls its "
+			   "trampoline", (unsigned long)site, func);
 	return tramp;
 }
 

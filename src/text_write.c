@@ -232,14 +232,47 @@ static int open_windows(struct ulsm_text_writer *w)
 }
 
 /*
- * Byte by byte: a single-byte store is what the protocol relies on. Not
- * instrumented: sanitizers keep no shadow for the text they would check.
+ * Byte by byte: a single-byte store is what the breakpoint protocol relies
+ * on. The atomic-word protocol (aarch64) writes one aligned word, which
+ * must be one 32-bit store: bytes would let another core fetch a mix.
+ * Not instrumented: sanitizers keep no shadow for the text they would
+ * check.
  */
 __attribute__((no_sanitize("address", "thread", "undefined"), noinline))
 static void store_text(uintptr_t addr, const uint8_t *bytes, size_t len)
 {
+	if (arch_protocol == ULSM_PROTO_ATOMIC_WORD && len == 4 &&
+	    !(addr & 3)) {
+		uint32_t word;
+
+		memcpy(&word, bytes, sizeof(word));
+		__atomic_store_n((uint32_t *)addr, word, __ATOMIC_RELAXED);
+		return;
+	}
 	for (size_t i = 0; i < len; i++)
 		((volatile uint8_t *)addr)[i] = bytes[i];
+}
+
+/*
+ * Under an emulator whose translated code misses /proc/self/mem writes
+ * (arch_fetch_misses_procmem), give each page just written the protection
+ * its window already has: qemu-user then drops its translations of the
+ * page, and it takes its memory lock to do so, which its translator holds
+ * while it reads guest code, so no translation of the old bytes survives.
+ * (A store of the word back over itself, tried first, left a rare stale
+ * translation: one made from the old bytes while the store went by.) The
+ * windows were opened in step 0, so this changes no mapping and needs
+ * nothing new; nothing is written.
+ */
+static int reprotect(uintptr_t addr, size_t len)
+{
+	int ret = 0;
+
+	for (uintptr_t p = addr & ~(page_size() - 1); p < addr + len && !ret;
+	     p += page_size())
+		ret = ulsm_sys_mprotect((void *)p, page_size(),
+					PROT_READ | PROT_WRITE | PROT_EXEC);
+	return ret;
 }
 
 /* --- choosing, writing, closing ----------------------------------------- */
@@ -266,6 +299,14 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_PROCMEM) {
 		w->method = ULSM_WRITE_PROCMEM;
 		pret = procmem_open(w);
+		if (!pret && arch_fetch_misses_procmem(w->fd)) {
+			/* Emulated: also the windows, for reprotect(). */
+			pret = open_windows(w);
+			if (pret) {
+				ulsm_sys_close(w->fd);
+				w->fd = -1;
+			}
+		}
 		if (!pret)
 			return 0;
 		ulsm_debug("/proc/self/mem cannot write the text (%s)",
@@ -297,6 +338,8 @@ int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 
 	if (w->method == ULSM_WRITE_PROCMEM) {
 		ret = procmem_write(w->fd, addr, bytes, len);
+		if (!ret && w->windows_open)
+			ret = reprotect(addr, len);
 	} else {
 		ret = -ulsm_fault_point(ULSM_SYS_STORE);
 		if (!ret)

@@ -32,7 +32,52 @@ static void fault_nth_write(unsigned long n, int err)
 	__atomic_store_n(&ulsm_fault.fail_from, n, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * What the back end writes, for tests that read the code back:
+ * SITE_LEN        bytes of a static-branch site
+ * WRITES_PER_SITE text writes that change one site in a batch
+ * SYNCS_PER_BATCH core syncs of a batch
+ * TRAMP_SIG       offset of a trampoline's signature (a byte that
+ *                 update checks; changing it must give -EILSEQ)
+ * BREAKPOINT_PROTOCOL  sites go through a breakpoint (and the test hook
+ *                 runs between the steps), so "mid-patch" means something
+ * OTHER_NOP       another encoding that does nothing, to tamper with a
+ *                 NOP site
+ */
+#if defined(ULSM_ARCH_AARCH64)
+# define SITE_LEN		4
+# define WRITES_PER_SITE	1
+# define SYNCS_PER_BATCH	1
+# define TRAMP_SIG		36
+# define BREAKPOINT_PROTOCOL	0
+# define A64_NOP		0xd503201fu
+static const uint8_t OTHER_NOP[4] = { 0xf1, 0x03, 0x11, 0xaa };	/* mov x17, x17 */
+#else
+# define SITE_LEN		5
+# define WRITES_PER_SITE	3
+# define SYNCS_PER_BATCH	3
+# define TRAMP_SIG		8
+# define BREAKPOINT_PROTOCOL	1
+static const uint8_t OTHER_NOP[5] = { 0x66, 0x0f, 0x1f, 0x40, 0x00 };
+#endif
+
 static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+/* The instruction word at @addr (aarch64). */
+__attribute__((unused)) static uint32_t word_at(uintptr_t addr)
+{
+	uint32_t w;
+
+	memcpy(&w, (const void *)addr, sizeof(w));
+	return w;
+}
+
+/* The target of the aarch64 B or BL word @w at @pc. */
+__attribute__((unused)) static uintptr_t a64_branch_target(uint32_t w,
+							   uintptr_t pc)
+{
+	return pc + (uintptr_t)(((intptr_t)(int32_t)(w << 6) >> 6) * 4);
+}
 
 static uintptr_t rel_field(const int32_t *f)
 {
@@ -72,14 +117,41 @@ static size_t find_sites(const void *key, uintptr_t *out, int *branch,
 	return n;
 }
 
-__attribute__((unused)) static int is_nop5(uintptr_t site)
+/* The site holds the back end's NOP: x86 0f 1f 44 00 00, aarch64 NOP. */
+__attribute__((unused)) static int is_nop_site(uintptr_t site)
 {
+#if defined(ULSM_ARCH_AARCH64)
+	return word_at(site) == A64_NOP;
+#else
 	return !memcmp((const void *)site, nop5, 5);
+#endif
 }
 
-__attribute__((unused)) static int is_jmp5(uintptr_t site)
+/* The site holds a jump: x86 jmp rel32 (e9), aarch64 B (000101 imm26). */
+__attribute__((unused)) static int is_jump_site(uintptr_t site)
 {
+#if defined(ULSM_ARCH_AARCH64)
+	return (word_at(site) & 0xfc000000u) == 0x14000000u;
+#else
 	return *(const uint8_t *)site == 0xe9;
+#endif
+}
+
+/* Whether @site holds a direct call to @target (x86 call rel32, BL). */
+__attribute__((unused)) static int is_call_to(uintptr_t site, uintptr_t target)
+{
+#if defined(ULSM_ARCH_AARCH64)
+	uint32_t w = word_at(site);
+
+	return (w & 0xfc000000u) == 0x94000000u &&
+	       a64_branch_target(w, site) == target;
+#else
+	int32_t rel;
+
+	memcpy(&rel, (const void *)(site + 1), 4);
+	return *(const uint8_t *)site == 0xe8 &&
+	       site + 5 + (uintptr_t)(intptr_t)rel == target;
+#endif
 }
 
 /* Write text behind the library's back, as a debugger or another JIT would. */

@@ -44,7 +44,8 @@ static int child(void)
 
 	/* No breakpoint may be left in the inherited text. */
 	if (strcmp(ulsm_backend(), "generic") &&
-	    (find_sites(&fk, s, NULL, 2) != 1 || *(uint8_t *)s[0] == 0xcc))
+	    (find_sites(&fk, s, NULL, 2) != 1 ||
+	     !(is_nop_site(s[0]) || is_jump_site(s[0]))))
 		return 2;
 	on = static_key_enabled(&fk);
 	if (site() != on)

@@ -16,6 +16,7 @@
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
 
+#include "sites.h"
 #include "tap.h"
 
 DEFINE_STATIC_KEY_TRUE(key_t1);
@@ -77,8 +78,8 @@ int main(void)
 		is_int(st1.batches - st0.batches, 1, "one batch for one key");
 		is_int(st1.sites_patched - st0.sites_patched, 2,
 		       "both sites of the key patched");
-		is_int(st1.core_syncs - st0.core_syncs, 3,
-		       "three core syncs per batch");
+		is_int(st1.core_syncs - st0.core_syncs, SYNCS_PER_BATCH,
+		       "%d core sync(s) per batch", SYNCS_PER_BATCH);
 	}
 	is_int(static_branch_enable(&key_f1), 0, "enable again: no-op");
 	is_int(static_key_count(&key_f1), 1, "count stays 1 after second enable");
@@ -153,21 +154,38 @@ int main(void)
 	is_int(ulsm_set_write_mode((enum ulsm_write_mode)42), -EINVAL,
 	       "unknown write mode -> -EINVAL");
 
-	/* The patched code really is a NOP or a JMP. */
+	/*
+	 * The patched code really is a NOP or a jump (x86: the 5-byte NOP or
+	 * jmp rel32; aarch64: NOP or B to the site's target), read back.
+	 */
 	if (strcmp(ulsm_backend(), "generic")) {
-		const uint8_t *p = (const uint8_t *)(uintptr_t)f_unlikely;
-		size_t i;
+		uintptr_t sites[2];
+		int branch[2];
+		size_t n = find_sites(&key_f1, sites, branch, 2);
+		uintptr_t u = n == 2 ? sites[branch[0] ? 1 : 0] : 0;
 
-		/* The first site in the function: find a 5-byte NOP or JMP. */
-		for (i = 0; i < 32; i++)
-			if ((p[i] == 0x0f && p[i + 1] == 0x1f && p[i + 2] == 0x44) ||
-			    p[i] == 0xe9)
-				break;
-		ok(i < 32 && p[i] == 0x0f, "disabled unlikely site is the 5-byte NOP");
+		ok(n == 2 && branch[0] != branch[1],
+		   "key_f1 has a likely and an unlikely site");
+		ok(u && is_nop_site(u), "disabled unlikely site is the NOP");
 		static_branch_enable(&key_f1);
-		ok(i < 32 && p[i] == 0xe9, "enabled unlikely site is a JMP rel32");
+		ok(u && is_jump_site(u), "enabled unlikely site is a jump");
+#ifdef ULSM_ARCH_AARCH64
+		{
+			const struct ulsm_jump_entry *e;
+			uintptr_t target = 0;
+
+			for (e = __start_ulsm_jump_table;
+			     e < __stop_ulsm_jump_table; e++)
+				if ((uintptr_t)&e->code + (intptr_t)e->code == u)
+					target = (uintptr_t)&e->target +
+						 (intptr_t)e->target;
+			ok(target && a64_branch_target(word_at(u), u) == target,
+			   "  a B to the site's own target (%#lx)",
+			   (unsigned long)target);
+		}
+#endif
 		static_branch_disable(&key_f1);
-		ok(i < 32 && p[i] == 0x0f, "disabled again: NOP");
+		ok(u && is_nop_site(u), "disabled again: NOP");
 	}
 	return done_testing();
 }

@@ -47,7 +47,8 @@ static size_t nsites;
 static int all_sites(int on)
 {
 	for (size_t i = 0; i < nsites; i++)
-		if ((on ^ branch[i]) ? !is_jmp5(sites[i]) : !is_nop5(sites[i]))
+		if ((on ^ branch[i]) ? !is_jump_site(sites[i]) :
+				       !is_nop_site(sites[i]))
 			return 0;
 	return s1() == on && s2() == on && s3() == on;
 }
@@ -55,7 +56,8 @@ static int all_sites(int on)
 /*
  * Fail the Nth text write of one update, for every N until an update hits
  * no fault: the probe of the write path (a failure there only moves to the
- * other method) and every point of the protocol (3 sites, 3 writes each).
+ * other method) and every point of the protocol (3 sites, WRITES_PER_SITE
+ * writes each).
  * Each outcome is 0 with every site new, or -EIO with every site old.
  */
 static void fault_at_every_write(int from)
@@ -87,13 +89,14 @@ static void fault_at_every_write(int from)
 		if (!hit)
 			break;
 	}
-	ok(failed >= 3 * nsites, "%lu failed writes rolled back (at least %zu)",
-	   failed, 3 * nsites);
+	ok(failed >= WRITES_PER_SITE * nsites,
+	   "%lu failed writes rolled back (at least %zu)",
+	   failed, WRITES_PER_SITE * nsites);
 }
 
 int main(void)
 {
-	uint8_t saved[5], other_nop[5] = { 0x66, 0x0f, 0x1f, 0x40, 0x00 };
+	uint8_t saved[SITE_LEN];
 	int rwx_before;
 
 	nsites = find_sites(&wk, sites, branch, 8);
@@ -114,20 +117,22 @@ int main(void)
 	size_t t = branch[0] ? 1 : 0;	/* an unlikely site: a NOP now */
 	int others_ok = 1;
 
-	memcpy(saved, (const void *)sites[t], 5);
-	is_int(poke_text(sites[t], other_nop, 5), 0, "tamper with a NOP site");
+	memcpy(saved, (const void *)sites[t], SITE_LEN);
+	is_int(poke_text(sites[t], OTHER_NOP, SITE_LEN), 0,
+	       "tamper with a NOP site");
 	is_int(static_branch_enable(&wk), -EILSEQ, "enable -> -EILSEQ");
 	ok(strstr(ulsm_last_error(), "expected instruction") != NULL,
 	   "explained: \"%s\"", ulsm_last_error());
 	for (size_t i = 0; i < nsites; i++)
-		if (i != t && !(branch[i] ? is_jmp5(sites[i]) : is_nop5(sites[i])))
+		if (i != t && !(branch[i] ? is_jump_site(sites[i]) :
+				is_nop_site(sites[i])))
 			others_ok = 0;
 	ok(others_ok, "the other sites were not written");
-	ok(!memcmp((const void *)sites[t], other_nop, 5),
+	ok(!memcmp((const void *)sites[t], OTHER_NOP, SITE_LEN),
 	   "the tampered site was not written");
 	ok(s1() == 0 && s2() == 0 && s3() == 0, "every site runs the disabled path");
 	is_int(static_key_count(&wk), 0, "key still disabled");
-	is_int(poke_text(sites[t], saved, 5), 0, "restore the site");
+	is_int(poke_text(sites[t], saved, SITE_LEN), 0, "restore the site");
 	is_int(static_branch_enable(&wk), 0, "enable works again");
 	ok(all_sites(1), "all sites JMP");
 

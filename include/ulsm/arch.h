@@ -23,14 +23,21 @@
 #elif defined(__x86_64__)
 # define ULSM_ARCH_X86_64 1
 # define ULSM_ARCH_NAME "x86_64"
+#elif defined(__aarch64__) && defined(__LP64__) && \
+	defined(__ORDER_LITTLE_ENDIAN__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+# define ULSM_ARCH_AARCH64 1
+# define ULSM_ARCH_NAME "aarch64"
 #elif defined(__aarch64__)
-# error "ulsm: the aarch64 back end is not written yet; build ulsm with BACKEND=generic"
+# error "ulsm: the aarch64 back end needs LP64 and little-endian code; build ulsm with BACKEND=generic"
 #else
 # error "ulsm: no patching back end for this architecture; build ulsm with BACKEND=generic"
 #endif
 
 #if defined(ULSM_ARCH_X86_64)
 # include <ulsm/arch/x86_64.h>
+#elif defined(ULSM_ARCH_AARCH64)
+# include <ulsm/arch/aarch64.h>
 #else
 # include <ulsm/arch/generic.h>
 #endif

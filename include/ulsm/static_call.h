@@ -115,9 +115,9 @@ int ulsm_static_call_form(const struct static_call_key *key);
  *          out of reach)
  *
  * Call sites are recorded by <ulsm/lsm_hooks.h> for the hook slots' calls
- * (x86-64); a site the compiler did not emit as a plain direct call to the
- * trampoline, or any site in a process with a shadow stack, is left
- * calling the trampoline and not counted.
+ * (x86-64, aarch64); a site the compiler did not emit as a plain direct
+ * call to the trampoline, or any site in a process with a shadow stack
+ * (x86-64), is left calling the trampoline and not counted.
  * Return: the number of sites (0 on the generic back end), or -EINVAL.
  */
 int ulsm_static_call_sites(const struct static_call_key *key, int *direct);
@@ -141,13 +141,21 @@ ULSM__EXTERN_C_END
 
 #ifdef ULSM__ARCH_HAS_SC_TRAMP
 
+/*
+ * The entry's symbol keeps its name (also under LTO), so that a
+ * trampoline can refer to it: the aarch64 one loads the key through it
+ * (<ulsm/arch/aarch64.h>).
+ */
+#define ULSM__SC_ENTRY_ASM(name)	__asm__(ULSM__STR(ULSM__SC_ENTRY(name)))
+
 #define ULSM__SC_DEFINE(name, func, init, tramp_asm)			\
 	DECLARE_STATIC_CALL(name, func);				\
 	ULSM__EXTERN __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN; \
 	struct static_call_key STATIC_CALL_KEY(name) = { (void *)(init), 0 }; \
 	tramp_asm;							\
 	__attribute__((used, section("ulsm_call_table"), aligned(8)))	\
-	static struct ulsm_call_entry ULSM__SC_ENTRY(name) = {		\
+	static struct ulsm_call_entry ULSM__SC_ENTRY(name)		\
+		ULSM__SC_ENTRY_ASM(name) = {				\
 		&STATIC_CALL_KEY(name), (void *)&ULSM__SC_LOCAL(name)	\
 	}
 
@@ -170,7 +178,8 @@ ULSM__EXTERN_C_END
 	ULSM__EXTERN __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN; \
 	ULSM__ARCH_SC_TRAMP_NULL(name);					\
 	__attribute__((used, section("ulsm_call_table"), aligned(8)))	\
-	static struct ulsm_call_entry ULSM__SC_ENTRY(name) = {		\
+	static struct ulsm_call_entry ULSM__SC_ENTRY(name)		\
+		ULSM__SC_ENTRY_ASM(name) = {				\
 		(keyp), (void *)&ULSM__SC_LOCAL(name)			\
 	}
 #define ulsm_static_call_keyed(name, keyp)	(STATIC_CALL_TRAMP(name))

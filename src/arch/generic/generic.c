@@ -32,6 +32,12 @@ void arch_flush_icache(void *addr, size_t len)
 	(void)len;
 }
 
+bool arch_fetch_misses_procmem(int fd)
+{
+	(void)fd;
+	return false;
+}
+
 uintptr_t arch_context_pc(const void *ucontext)
 {
 	(void)ucontext;

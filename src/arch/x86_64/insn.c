@@ -67,6 +67,13 @@ void arch_flush_icache(void *addr, size_t len)
 	(void)len;
 }
 
+bool arch_fetch_misses_procmem(int fd)
+{
+	/* Hardware keeps fetch coherent with the kernel's write. */
+	(void)fd;
+	return false;
+}
+
 uintptr_t arch_context_pc(const void *ucontext)
 {
 	const ucontext_t *uc = ucontext;
