@@ -117,7 +117,7 @@ static bool hk_consistent(void)
 	int on = static_key_count(&hk) > 0;
 
 	for (size_t i = 0; i < n; i++)
-		if ((on ^ br[i]) ? !is_jmp5(s[i]) : !is_nop5(s[i]))
+		if ((on ^ br[i]) ? !is_jump_site(s[i]) : !is_nop_site(s[i]))
 			return false;
 	return n == 2 && site_a() == on && site_b() == on;
 }

@@ -112,7 +112,7 @@ void ulsm_get_stats(struct ulsm_stats *stats);
 /**
  * ulsm_backend - the back end the library was built with
  *
- * Return: "x86_64" or "generic".
+ * Return: "x86_64", "aarch64" or "generic".
  */
 const char *ulsm_backend(void);
 
