@@ -131,7 +131,7 @@ static uintptr_t differ(const struct snapshot *a, const struct snapshot *b)
 
 /* --- workers ----------------------------------------------------------- */
 
-static volatile int started;
+static int started;
 
 static void *worker(void *arg)
 {
@@ -181,14 +181,23 @@ static const char *const op_name[OP_N] = {
 	"security_add_hooks (ulsm_lsm_init)", "dlopen registration",
 };
 
+/*
+ * The test modules' settings, before the workers start: a worker that
+ * reaches a callback through patched code has no happens-before edge with
+ * a store made before the patch that ThreadSanitizer could see.
+ */
+static void modules_setup(void)
+{
+	tl_defaults();
+	tl_init_ret[M_CAPA] = -1;	/* only alpha registers its hooks */
+	tl_init_ret[M_OMEGA] = -1;
+}
+
 /* Initialise the set with alpha alone: 0, or why alpha is not up. */
 static int init_set(void)
 {
 	int ret;
 
-	tl_defaults();
-	tl_init_ret[M_CAPA] = -1;	/* only alpha registers its hooks */
-	tl_init_ret[M_OMEGA] = -1;
 	ret = ulsm_lsm_init(&tl_hook_set, "alpha");
 	if (ret)
 		return ret;
@@ -198,6 +207,7 @@ static int init_set(void)
 /* What every child does before the operation, without faults. */
 static void setup(enum op op)
 {
+	modules_setup();
 	switch (op) {
 	case OP_TOGGLE:
 		if (ulsm_lsm_allow_toggle(&tl_hook_set) || init_set())
@@ -282,11 +292,26 @@ struct mode {
 	const char *name;
 };
 
+/*
+ * Under ThreadSanitizer the signal sync refuses every update (its own
+ * thread blocks every signal, rightly an -EDEADLK): membarrier only.
+ */
+#if defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define UNDER_TSAN 1
+# endif
+#endif
+#ifdef __SANITIZE_THREAD__
+# define UNDER_TSAN 1
+#endif
+
 static const struct mode modes[] = {
 	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, "procmem+membarrier" },
 	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_MEMBARRIER, "mprotect+membarrier" },
+#ifndef UNDER_TSAN
 	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, "procmem+signal" },
 	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_SIGNAL, "mprotect+signal" },
+#endif
 };
 
 /* What the counting child found, inherited by the walking children. */
@@ -528,6 +553,11 @@ static void walk(enum op op, const struct mode *m, bool persistent)
 
 	for (unsigned long n = 1; n <= ncalls && n <= ULSM_FAULT_LOG; n++) {
 		const int *errs = errnos_of((enum ulsm_sys)kinds[n - 1]);
+
+		/* ULSM_WALK_ONLY=N: only position N (to debug one failure). */
+		if (getenv("ULSM_WALK_ONLY") &&
+		    strtoul(getenv("ULSM_WALK_ONLY"), NULL, 0) != n)
+			continue;
 
 		by_kind[kinds[n - 1]]++;
 		for (; *errs; errs++) {

@@ -172,14 +172,14 @@ static void in_child(const char *name, void (*fn)(void))
 
 /* --- fds --------------------------------------------------------------- */
 
-static volatile int hog_stop;
+static int hog_stop;
 
 static void *fd_hog(void *arg)
 {
 	static int fds[4096];
 
 	(void)arg;
-	while (!hog_stop) {
+	while (!__atomic_load_n(&hog_stop, __ATOMIC_ACQUIRE)) {
 		int n = 0, fd;
 
 		while (n < 4096 && (fd = open("/dev/null", O_RDONLY)) >= 0)
@@ -215,7 +215,7 @@ static void flip_under_hog(rlim_t limit)
 		check(hk_consistent(), "flip %d (%d): sites agree with the key",
 		      i, ret);
 	}
-	hog_stop = 1;
+	__atomic_store_n(&hog_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	check(!bad_errno, "every failure names the shortage (got %d)",
 	      bad_errno);
@@ -378,19 +378,19 @@ static void case_sigev_thread(void)
 
 /* --- timeout ------------------------------------------------------------ */
 
-static volatile int block_now, blocked_now;
+static int block_now, blocked_now;
 
 static void *blocks_on_request(void *arg)
 {
 	sigset_t s;
 
 	(void)arg;
-	while (!block_now)
+	while (!__atomic_load_n(&block_now, __ATOMIC_ACQUIRE))
 		site_a();
 	sigemptyset(&s);
 	sigaddset(&s, SIGRTMAX - 3);
 	pthread_sigmask(SIG_BLOCK, &s, NULL);
-	blocked_now = 1;
+	__atomic_store_n(&blocked_now, 1, __ATOMIC_RELEASE);
 	for (;;)
 		site_a();
 	return NULL;
@@ -398,10 +398,10 @@ static void *blocks_on_request(void *arg)
 
 static void block_in_step_1(int step)
 {
-	if (step != 1 || block_now)
+	if (step != 1 || __atomic_load_n(&block_now, __ATOMIC_ACQUIRE))
 		return;
-	block_now = 1;
-	while (!blocked_now)
+	__atomic_store_n(&block_now, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&blocked_now, __ATOMIC_ACQUIRE))
 		sched_yield();
 }
 
@@ -486,7 +486,7 @@ extern void (*ulsm_test_lock_hook)(unsigned long ticket);
 int ulsm_lock(void);
 void ulsm_unlock(void);
 
-static volatile unsigned long tickets_taken;
+static unsigned long tickets_taken;
 static int order[8], norder;
 static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 static DEFINE_STATIC_KEY_FALSE(fifo_keys_0);
@@ -539,11 +539,12 @@ static void case_fifo(void)
 	ulsm_test_lock_hook = count_ticket;
 	ulsm_test_step_hook = record_order;
 	check(!ulsm_lock(), "hold the patch lock");
-	base = tickets_taken;
+	base = __atomic_load_n(&tickets_taken, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < 4; i++) {
 		pthread_create(&t[i], NULL, fifo_updater, (void *)(intptr_t)i);
 		/* The next starts only once this one has its ticket. */
-		while (tickets_taken < base + (unsigned long)i + 1)
+		while (__atomic_load_n(&tickets_taken, __ATOMIC_SEQ_CST) <
+		       base + (unsigned long)i + 1)
 			sched_yield();
 		usleep(1000);
 	}
@@ -586,13 +587,13 @@ static void raise_in_lock(unsigned long ticket)
 	raise(SIGUSR1);
 }
 
-static volatile int pester_stop;
+static int pester_stop;
 
 static void *pester(void *arg)
 {
 	pthread_t target = *(pthread_t *)arg;
 
-	while (!pester_stop) {
+	while (!__atomic_load_n(&pester_stop, __ATOMIC_ACQUIRE)) {
 		pthread_kill(target, SIGUSR1);
 		usleep(50);
 	}
@@ -619,6 +620,15 @@ static void case_deadlock(void)
 	      handler_runs, handler_ret);
 	check(site_other() == 0, "and changed nothing");
 
+#ifdef UNDER_TSAN
+	/*
+	 * A handler that runs outside an update does a whole update, which
+	 * is not async-signal-safe (the README says not to): ThreadSanitizer
+	 * rightly reports its malloc. The deterministic case above covers
+	 * the window it found.
+	 */
+	return;
+#endif
 	/* At any moment: a thread interrupts updates all the time. */
 	handler_runs = 0;
 	pthread_create(&t, NULL, pester, &self);
@@ -626,7 +636,7 @@ static void case_deadlock(void)
 		if ((i & 1) ? static_branch_disable(&hk) :
 			      static_branch_enable(&hk))
 			check(0, "flip %d failed", i);
-	pester_stop = 1;
+	__atomic_store_n(&pester_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	check(handler_ret == 1, "handlers got 0 or -EDEADLK, nothing else "
 	      "(%d)", handler_ret);
@@ -639,18 +649,21 @@ int main(void)
 {
 	in_child("fds: RLIMIT_NOFILE 64, a thread takes them all, flips", case_fds_64);
 	in_child("fds: the same, mprotect write method", case_fds_64_mprotect);
-	in_child("fds: the same, signal sync", case_fds_64_signal);
-	in_child("fds: RLIMIT_NOFILE 4, signal sync", case_fds_4_signal);
 	in_child("emfile: RLIMIT_NOFILE 3 gives -EMFILE", case_emfile);
-#ifdef HAVE_SECCOMP
-	in_child("seccomp: membarrier and tgkill denied: -ENOSYS", case_seccomp);
-#else
-	ok(1, "# SKIP seccomp: no <linux/seccomp.h>");
-#endif
 #ifdef UNDER_TSAN
-	/* ThreadSanitizer delivers signals only at calls it intercepts. */
+	/*
+	 * ThreadSanitizer's own thread blocks every signal, so the signal
+	 * sync (rightly) refuses with -EDEADLK whatever the case.
+	 */
 	ok(1, "# SKIP signal-sync cases under ThreadSanitizer");
 #else
+	in_child("fds: the same, signal sync", case_fds_64_signal);
+	in_child("fds: RLIMIT_NOFILE 4, signal sync", case_fds_4_signal);
+# ifdef HAVE_SECCOMP
+	in_child("seccomp: membarrier and tgkill denied: -ENOSYS", case_seccomp);
+# else
+	ok(1, "# SKIP seccomp: no <linux/seccomp.h>");
+# endif
 	in_child("sigpending: RLIMIT_SIGPENDING 0, signal sync", case_sigpending);
 	in_child("blocked: a thread blocking every signal", case_blocked_thread);
 	in_child("blocked: a SIGEV_THREAD timer's helper", case_sigev_thread);
