@@ -341,8 +341,8 @@ static void toggle_demo(void)
 		BOB, OP_OPEN, SECRET, DENIED("labels", -EACCES)
 	};
 
-	printf("\nRun-time toggle (allowed before sealing): labels off and "
-	       "on again.\n");
+	printf("\nRun-time toggle (opted in before sealing, so the slot keys "
+	       "stayed writable):\nlabels off and on again.\n");
 	if (!active("labels")) {
 		printf("  labels is not active: nothing to toggle\n");
 		return;
