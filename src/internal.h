@@ -279,7 +279,7 @@ int ulsm_batch_repair(void);
 enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume,
 				       uintptr_t *link);
 
-/* Test hook: called after the sync of steps 1 and 2 of a breakpoint batch. */
+/* Test hook: called after the sync of each step (the atomic-word protocol has one). */
 extern void (*ulsm_test_step_hook)(int step);
 
 /* --- text writing (src/text_write.c) ----------------------------------- */
@@ -332,6 +332,11 @@ int ulsm_sync_begin(struct ulsm_sync *s);
 int ulsm_sync_cores(struct ulsm_sync *s);
 void ulsm_sync_end(struct ulsm_sync *s);
 const char *ulsm_sync_name(void);
+/*
+ * The text writer found an emulator that runs translated code (qemu-user):
+ * from now on each membarrier round is followed by a signal round.
+ */
+void ulsm_sync_set_emulated(void);
 
 /* --- breakpoint handler (src/trap.c) ----------------------------------- */
 

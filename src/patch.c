@@ -284,6 +284,9 @@ static int apply_atomic_word(struct ulsm_batch *b, struct ulsm_text_writer *w,
 	}
 	if (!ret)
 		ret = ulsm_sync_cores(s);
+	/* The one step's sync is done: for tests, as after a breakpoint step. */
+	if (!ret)
+		after_step(1);
 	return ret;
 }
 
@@ -296,11 +299,16 @@ static int roll_back(struct ulsm_batch *b, struct ulsm_text_writer *w,
 		  roll_back_atomic_word(b, w, s);
 
 	if (ret) {
-		/* Keep it published; the caller's batch memory becomes ours. */
+		/*
+		 * Keep it published; the caller's batch memory becomes ours.
+		 * Handlers may be reading *b through the published pointer:
+		 * publish the copy first, wait for them, then empty *b.
+		 */
 		stranded = *b;
+		__atomic_store_n(&published, &stranded, __ATOMIC_SEQ_CST);
+		ulsm_wait_for_handlers(&ulsm_trap_quiesce);
 		b->v = NULL;
 		b->n = b->cap = 0;
-		__atomic_store_n(&published, &stranded, __ATOMIC_SEQ_CST);
 		ulsm_stat_add(batches_stranded, 1);
 	}
 	return ret;

@@ -45,6 +45,34 @@ static enum sync_method last_method;
 static bool membarrier_registered;
 static bool membarrier_failed;	/* refused in the middle of a batch */
 
+/*
+ * Under an emulator (qemu-user) a thread can go on running a block of
+ * code it translated before a write, until it leaves that block: the
+ * host's membarrier does not make it leave. A signal does: the emulator
+ * delivers a guest signal only between blocks. So there, every round of
+ * membarrier is followed by a signal round, from which the emulator's
+ * own threads, which block every signal and run no guest code, are
+ * exempt (found in step 0, by their blocked masks). See
+ * docs/patching-protocol.md, "aarch64" and "qemu".
+ */
+static bool emulated;
+#define MAX_EXEMPT	16
+static pid_t exempt[MAX_EXEMPT];
+static size_t nexempt;
+
+void ulsm_sync_set_emulated(void)
+{
+	emulated = true;
+}
+
+static bool is_exempt(pid_t tid)
+{
+	for (size_t i = 0; i < nexempt; i++)
+		if (exempt[i] == tid)
+			return true;
+	return false;
+}
+
 /* Threads signalled per chunk of a round. */
 #define CHUNK	256
 
@@ -343,7 +371,7 @@ static int signal_round(const struct ulsm_sync *s)
 
 		r->n = 0;
 		while (r->n < CHUNK && (tid = listing_next(&l)) > 0)
-			if (tid != s->self)
+			if (tid != s->self && !is_exempt((pid_t)tid))
 				r->tids[r->n++] = (pid_t)tid;
 		if (tid < 0)
 			return ulsm_error((int)tid, "cannot list the threads "
@@ -394,13 +422,18 @@ static int blocks_signal(int taskfd, long tid, int sig)
 	return sig <= 64 && (mask >> (sig - 1)) & 1;
 }
 
-static int check_blocked(const struct ulsm_sync *s)
+/*
+ * Refuse (-EDEADLK) if a thread blocks the sync signal; or, with
+ * @exempting (the emulator's extra round), record such threads as exempt.
+ */
+static int check_blocked(const struct ulsm_sync *s, bool exempting)
 {
 	int sig = ulsm_config.sync_signal;
 	struct listing l;
 	long tid;
 	int ret = listing_start(&l, s->taskfd);
 
+	nexempt = 0;
 	while (!ret && (tid = listing_next(&l)) > 0) {
 		if (tid == s->self)
 			continue;
@@ -419,6 +452,9 @@ static int check_blocked(const struct ulsm_sync *s)
 		}
 		if (ret == -ENOENT || ret == -ESRCH) {
 			ret = 0;	/* it exited meanwhile */
+		} else if (ret == 1 && exempting && nexempt < MAX_EXEMPT) {
+			exempt[nexempt++] = (pid_t)tid;
+			ret = 0;
 		} else if (ret == 1) {
 			char comm[64] = "", path[32];
 
@@ -453,16 +489,23 @@ int ulsm_sync_begin(struct ulsm_sync *s)
 	if (ret)
 		return ret;
 	s->method = last_method;
-	if (s->method == SYNC_MEMBARRIER)
+	if (s->method == SYNC_MEMBARRIER && !emulated)
 		return 0;
+	if (s->method == SYNC_MEMBARRIER) {
+		ret = signal_prepare();
+		if (ret)
+			return ulsm_error(ret, "the emulator's extra signal round "
+					  "cannot be installed (%s)",
+					  strerror(-ret));
+	}
 
 	ret = ulsm_sys_open("/proc/self/task", O_RDONLY | O_DIRECTORY);
 	if (ret < 0)
 		return ulsm_error(ret, "cannot open /proc/self/task for the "
 				  "signal sync (%s)", strerror(-ret));
 	s->taskfd = ret;
-	ret = check_blocked(s);
-	if (!ret) {
+	ret = check_blocked(s, s->method == SYNC_MEMBARRIER);
+	if (!ret && s->method == SYNC_SIGNAL) {
 		/* The rehearsal: every thread answers now, or nothing starts. */
 		ulsm_stat_add(core_syncs, 1);
 		ret = signal_round(s);
@@ -493,6 +536,8 @@ int ulsm_sync_cores(struct ulsm_sync *s)
 		ret = ulsm_error(ret, "membarrier SYNC_CORE failed in the middle "
 				 "of a batch (%s)", strerror(-ret));
 	}
+	if (!ret && s->taskfd >= 0)
+		ret = signal_round(s);	/* the emulator's extra round */
 	return ret;
 }
 

@@ -301,6 +301,7 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 		pret = procmem_open(w);
 		if (!pret && arch_fetch_misses_procmem(w->fd)) {
 			/* Emulated: also the windows, for reprotect(). */
+			ulsm_sync_set_emulated();
 			pret = open_windows(w);
 			if (pret) {
 				ulsm_sys_close(w->fd);

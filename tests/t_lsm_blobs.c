@@ -144,12 +144,22 @@ static void explained(char *self)
 	pid = fork();
 	if (pid == 0) {
 		static char arg[] = "--debug-child";
+		const char *emu = getenv("ULSM_EMU");
 		char *argv[] = { self, arg, NULL };
 
 		close(fd[0]);
 		dup2(fd[1], 2);
 		setenv("ULSM_DEBUG", "1", 1);
-		execv(self, argv);
+		if (emu && *emu) {
+			/* Cross-built: run it the way the test runner does. */
+			char cmd[4096];
+
+			snprintf(cmd, sizeof(cmd), "exec %s %s %s", emu, self,
+				 arg);
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		} else {
+			execv(self, argv);
+		}
 		_exit(127);
 	}
 	close(fd[1]);

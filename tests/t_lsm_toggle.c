@@ -89,7 +89,7 @@ static void holes(void)
 
 int main(int argc, char **argv)
 {
-	long toggles = arg_long(argc, argv, "--toggles", 1000);
+	long toggles = arg_count(argc, argv, "--toggles", 1000);
 	long nthreads = arg_long(argc, argv, "--threads", 3);
 	struct seq_worker *w, sum;
 	long failed;

@@ -86,7 +86,7 @@ static int update(long i)
 
 int main(int argc, char **argv)
 {
-	long updates = arg_long(argc, argv, "--updates", 4000);
+	long updates = arg_count(argc, argv, "--updates", 4000);
 	long nthreads = arg_long(argc, argv, "--threads", 3);
 	struct seq_worker *w, sum;
 	long failed;

@@ -7,7 +7,7 @@
 
 int main(int argc, char **argv)
 {
-	long flips = arg_long(argc, argv, "--flips", 4000);
+	long flips = arg_count(argc, argv, "--flips", 4000);
 	long threads = arg_long(argc, argv, "--threads", 3);
 
 	run_stress(flips, threads);

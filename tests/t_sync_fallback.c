@@ -41,7 +41,7 @@ static int foreign_threads(void)
 
 int main(int argc, char **argv)
 {
-	long flips = arg_long(argc, argv, "--flips", 300);
+	long flips = arg_count(argc, argv, "--flips", 300);
 	long threads = arg_long(argc, argv, "--threads", 3);
 	struct ulsm_stats st0, st1;
 

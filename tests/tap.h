@@ -83,4 +83,23 @@ static long arg_long(int argc, char **argv, const char *name, long def)
 	return def;
 }
 
+/*
+ * An iteration count: "--name N" from argv, else @def, divided by 8 when
+ * the test runs under an emulator (ULSM_EMU, set by make check's EMU=):
+ * qemu-user runs the code 20-50 times slower, and its signal rounds cost
+ * milliseconds.
+ */
+__attribute__((unused))
+static long arg_count(int argc, char **argv, const char *name, long def)
+{
+	const char *emu = getenv("ULSM_EMU");
+
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], name))
+			return strtol(argv[i + 1], NULL, 0);
+	if (emu && *emu)
+		return def / 8 > 0 ? def / 8 : 1;
+	return def;
+}
+
 #endif /* ULSM_TESTS_TAP_H */

@@ -26,8 +26,7 @@
 ({									\
 	__label__ ulsm__l_yes, ulsm__l_done;				\
 	ULSM__BOOL ulsm__taken;						\
-	static const void *const ulsm__kref				\
-		__attribute__((used)) = (keyp);				\
+	ULSM__KEY_REF(ulsm__kref, keyp, __attribute__((used)));	\
 	__asm__ goto("1: " insn "\n\t"					\
 		     ".pushsection ulsm_jump_table, \"aR\"\n\t"		\
 		     ".balign 4\n\t"					\
@@ -108,10 +107,16 @@ do {									\
  *
  * The global symbol is what static_call() calls; a hidden alias at the
  * same address is what the call table records, as on x86-64.
+ *
+ * Aligned to 32 bytes, so that the adrp (word 8) never sits at a page
+ * offset of 0xff8 or 0xffc: there the linker's workaround for Cortex-A53
+ * erratum 843419 (on by default in Debian's gcc) rewrites it into an adr,
+ * or moves the ldr after it into a veneer, and the trampoline no longer
+ * matches its signature (found by a 0xff0 trampoline refused at start).
  */
 #define ULSM__SC_TRAMP_ASM(name, insn)					\
 	__asm__(".pushsection .text.ulsm_static_call, \"ax\"\n\t"	\
-		".balign 16\n\t"					\
+		".balign 32\n\t"					\
 		".globl " ULSM__STR(STATIC_CALL_TRAMP(name)) "\n\t"	\
 		".type " ULSM__STR(STATIC_CALL_TRAMP(name)) ", %function\n\t" \
 		".globl " ULSM__STR(ULSM__SC_LOCAL(name)) "\n\t"	\

@@ -330,7 +330,7 @@ static uintptr_t tramp_entry(uintptr_t tramp)
 
 static bool tramp_intact(uintptr_t tramp)
 {
-	if ((tramp & 15) || word_at(tramp) != A64_BTI_C ||
+	if ((tramp & 31) || word_at(tramp) != A64_BTI_C ||
 	    word_at(tramp + TRAMP_SIG) != TRAMP_SIG_WORD)
 		return false;
 	for (size_t i = 0; i < sizeof(tramp_tail) / sizeof(tramp_tail[0]); i++)
