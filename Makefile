@@ -74,7 +74,7 @@ LDLIBS_ALL	:= -pthread -ldl $(LDLIBS)
 LIB_SRCS	:= src/sys.c src/error.c src/init.c src/lock.c src/quiesce.c src/registry.c \
 		   src/patch.c src/text_write.c src/sync_core.c src/trap.c \
 		   src/static_key.c src/static_call.c src/object.c \
-		   src/lsm_state.c src/lsm_order.c src/lsm_blobs.c src/lsm_slots.c \
+		   src/lsm_state.c src/lsm_order.c src/lsm_blobs.c src/lsm_slots.c src/lsm_dispatch.c \
 		   src/lsm_seal.c src/lsm_toggle.c src/lsm_query.c
 ifeq ($(GENERIC),1)
 LIB_SRCS	+= src/arch/generic/generic.c

@@ -104,6 +104,29 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site);
 int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out);
 bool arch_calls_patchable(void);
 
+/*
+ * Hook entries (docs/hook-framework.md, "Dispatch"; the entry's code is
+ * emitted by the arch header, ULSM__ARCH_HOOK_ENTRY). Their sites take,
+ * besides the branch forms above (a NOP, or a jump: to skip a slot, or as
+ * the tail call of the last one), two more forms:
+ *
+ * arch_encode_return: a return, at the site @site that a hook's entry
+ * reserves for it (x86: 5 bytes): "ret" padded with breakpoints, resuming
+ * at an out-of-line ret (so a shadow stack stays in step); or, when
+ * @thunk is not 0, a jump to @thunk (the return thunk of
+ * -mfunction-return=thunk), resuming there. Return 0 or -ERANGE.
+ *
+ * arch_encode_call_via: a direct call at @site to @target, like
+ * arch_encode_call, but whose emulation mid-patch continues at @stub
+ * instead of writing a return address by hand: @stub is code that makes
+ * an equivalent call and then continues right after the site (the entry's
+ * M stub, "call <slot's indirect stub>; jmp site + len"). For processes
+ * with a shadow stack. Return 0 or -ERANGE.
+ */
+int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out);
+int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
+			 struct ulsm_insn *out);
+
 /* Execute a core-serialising instruction on the calling CPU. */
 void arch_serialize(void);
 
