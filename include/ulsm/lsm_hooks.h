@@ -71,6 +71,9 @@
 	ULSM__LSM_DEFAULT_(SET, long, NAME, DEFAULT)
 #define ULSM__LSM_DEFAULT_bool(SET, NAME, DEFAULT)			\
 	ULSM__LSM_DEFAULT_(SET, bool, NAME, DEFAULT)
+/* <stdbool.h> makes bool a macro, expanded before the paste. */
+#define ULSM__LSM_DEFAULT__Bool(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, bool, NAME, DEFAULT)
 #define ULSM__LSM_DEFAULT_unsigned(SET, NAME, DEFAULT)			\
 	ULSM__LSM_DEFAULT_(SET, unsigned, NAME, DEFAULT)
 #define ULSM__LSM_DEFAULT_size_t(SET, NAME, DEFAULT)			\
@@ -275,6 +278,8 @@ ulsm__out:								\
  * type. Elsewhere, write the function around call_int_hook().
  */
 #define ulsm_define_lsm_hook_entry(SET, FUNC, HOOK)			\
+	ULSM__DEFINE_LSM_HOOK_ENTRY(SET, FUNC, HOOK)
+#define ULSM__DEFINE_LSM_HOOK_ENTRY(SET, FUNC, HOOK)			\
 	ULSM__STATIC_ASSERT(SET##_lsm_defining_unit &&			\
 			    SET##_lsm_has_entry_##HOOK,			\
 		"DEFINE_LSM_HOOK_ENTRY: the hook has no entry (more than "	\
@@ -490,7 +495,10 @@ extern struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set);
  */
 #ifdef ULSM__ARCH_HAS_HOOK_ENTRY
 # define ULSM__PROBE_PARAM(decl)					\
-	(void)sizeof((((void (*)(decl))0)((void *)0), 0));
+	{								\
+		void (*ulsm_hook_param_is_not_an_integer_or_pointer)(decl) = 0; \
+		(void)sizeof((ulsm_hook_param_is_not_an_integer_or_pointer((void *)0), 0)); \
+	}
 # define ULSM__PROBE_1(a)		ULSM__PROBE_PARAM(a)
 # define ULSM__PROBE_2(a, ...)		ULSM__PROBE_PARAM(a) ULSM__PROBE_1(__VA_ARGS__)
 # define ULSM__PROBE_3(a, ...)		ULSM__PROBE_PARAM(a) ULSM__PROBE_2(__VA_ARGS__)

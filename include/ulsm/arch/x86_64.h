@@ -127,6 +127,12 @@ do {									\
  */
 #define ULSM__ARCH_HAS_HOOK_ENTRY	1
 
+/*
+ * DEFAULT, from two 32-bit halves: gcc prints no 64-bit constant that is
+ * not a sign-extended 32-bit one with %c. The assembler computes in 64 bits.
+ */
+#define ULSM__X86_DEF	"((%c[defhi] << 32) | (%c[deflo] & 0xffffffff))"
+
 #define ULSM__X86_B(SET, HOOK)	".Lulsm_" ULSM__STR(SET) "_" #HOOK "_"
 
 /* A return: ret, or the return thunk. */
@@ -140,17 +146,17 @@ do {									\
 
 /* %eax or %rax = DEFAULT (nothing for void hooks). */
 #define ULSM__X86_SET_DEF						\
-	".if %c[sz] == 1 || %c[sz] == 4\n\tmov $%c[def], %%eax\n\t"	\
-	".elseif %c[sz] == 8\n\tmov $%c[def], %%rax\n\t.endif\n\t"
+	".if %c[sz] == 1 || %c[sz] == 4\n\tmov $" ULSM__X86_DEF ", %%eax\n\t"	\
+	".elseif %c[sz] == 8\n\tmov $" ULSM__X86_DEF ", %%rax\n\t.endif\n\t"
 
 /* Compare the result with DEFAULT and leave if it differs (int hooks). */
 #define ULSM__X86_CMP_DEF(END)						\
-	".if %c[sz] == 1\n\tcmp $%c[def], %%al\n\t"			\
-	".elseif %c[sz] == 4\n\tcmp $%c[def], %%eax\n\t"		\
+	".if %c[sz] == 1\n\tcmp $" ULSM__X86_DEF ", %%al\n\t"			\
+	".elseif %c[sz] == 4\n\tcmp $" ULSM__X86_DEF ", %%eax\n\t"		\
 	".elseif %c[sz] == 8\n\t"					\
-	".if %c[def] >= -2147483648 && %c[def] <= 2147483647\n\t"	\
-	"cmp $%c[def], %%rax\n\t"					\
-	".else\n\tmov $%c[def], %%r11\n\tcmp %%r11, %%rax\n\t.endif\n\t" \
+	".if " ULSM__X86_DEF " >= -2147483648 && " ULSM__X86_DEF " <= 2147483647\n\t"	\
+	"cmp $" ULSM__X86_DEF ", %%rax\n\t"					\
+	".else\n\tmov $" ULSM__X86_DEF ", %%r11\n\tcmp %%r11, %%rax\n\t.endif\n\t" \
 	".endif\n\t"							\
 	".if %c[sz] != 0\n\tjne " END "\n\t.endif\n\t"
 
@@ -249,7 +255,8 @@ do {									\
 		UNROLL(NSLOTS, ULSM__X86_RECORDS, ULSM__X86_B(SET, HOOK)) \
 		".popsection\n\t"					\
 		".cfi_startproc"					\
-		: : [n] "i" (NARGS), [sz] "i" (RSIZE), [def] "i" (DEF),	\
+		: : [n] "i" (NARGS), [sz] "i" (RSIZE),			\
+		    [deflo] "i" ((int)(DEF)), [defhi] "i" ((int)((DEF) >> 32)), \
 		    [keys] "i" (KEYS),					\
 		    [ksz] "i" (sizeof(struct static_call_key)),		\
 		    [ref] "i" (REF), [thunk] "i" (THUNK))
