@@ -163,11 +163,12 @@ $(BUILD)/tests/t_dlopen.t: tests/t_dlopen.c $(TEST_DEPS) $(BUILD)/libulsm.so $(B
 check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. prove $(if $(EMU),--exec '$(EMU)') $(addprefix ./,$(notdir $(TEST_BINS)))
 
-stress: all $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t
+stress: all $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t
 	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
 	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 100000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 20000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_call_sites.t --updates 50000 --threads 3
+	$(EMU) $(BUILD)/tests/t_static_call_inline.t --updates 50000 --threads 3
 	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 3000 --threads 3
 
 # --- benchmarks and demonstration ---------------------------------------

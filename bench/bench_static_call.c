@@ -10,6 +10,9 @@
  *   no call (abs inlined)       the loop and abs alone, for scale
  *   direct call                 call target
  *   static_call                 call the __SCT__ trampoline; jmp target
+ *   static_call_inline          call target: the call site itself is
+ *                               recorded and patched (the kernel's inline
+ *                               static calls)
  *   function pointer            load a global pointer; call *%reg
  *
  * and the same three again from a retpoline build (an indirect call goes
@@ -70,9 +73,9 @@ unsigned long sc_sum;
 /* --- the candidates ------------------------------------------------------ */
 
 enum {
-	C_INLINE, C_DIRECT, C_SC, C_FNPTR,
-	C_DIRECT_RP, C_SC_RP, C_FNPTR_RP,
-	C_DIRECT_RT, C_SC_RT, C_FNPTR_RPRT,
+	C_INLINE, C_DIRECT, C_SC, C_SCI, C_FNPTR,
+	C_DIRECT_RP, C_SC_RP, C_SCI_RP, C_FNPTR_RP,
+	C_DIRECT_RT, C_SC_RT, C_SCI_RT, C_FNPTR_RPRT,
 	C_LIBC, C_LIBC_SC, C_COUNT
 };
 
@@ -94,9 +97,10 @@ static const char *variant_flags[V_COUNT];
 
 static const int cand_variant[C_COUNT] = {
 	[C_INLINE] = V_PLAIN, [C_DIRECT] = V_PLAIN, [C_SC] = V_PLAIN,
-	[C_FNPTR] = V_PLAIN, [C_DIRECT_RP] = V_RETPOLINE,
-	[C_SC_RP] = V_RETPOLINE, [C_FNPTR_RP] = V_RETPOLINE,
-	[C_DIRECT_RT] = V_RETHUNK, [C_SC_RT] = V_RETHUNK,
+	[C_SCI] = V_PLAIN, [C_FNPTR] = V_PLAIN, [C_DIRECT_RP] = V_RETPOLINE,
+	[C_SC_RP] = V_RETPOLINE, [C_SCI_RP] = V_RETPOLINE,
+	[C_FNPTR_RP] = V_RETPOLINE, [C_DIRECT_RT] = V_RETHUNK,
+	[C_SC_RT] = V_RETHUNK, [C_SCI_RT] = V_RETHUNK,
 	[C_FNPTR_RPRT] = V_RETHUNK, [C_LIBC] = V_PLAIN, [C_LIBC_SC] = V_PLAIN,
 };
 
@@ -123,12 +127,15 @@ static int prepare_##c(void)						\
 SC_PREPARE(C_INLINE)
 SC_PREPARE(C_DIRECT)
 SC_PREPARE(C_SC)
+SC_PREPARE(C_SCI)
 SC_PREPARE(C_FNPTR)
 SC_PREPARE(C_DIRECT_RP)
 SC_PREPARE(C_SC_RP)
+SC_PREPARE(C_SCI_RP)
 SC_PREPARE(C_FNPTR_RP)
 SC_PREPARE(C_DIRECT_RT)
 SC_PREPARE(C_SC_RT)
+SC_PREPARE(C_SCI_RT)
 SC_PREPARE(C_FNPTR_RPRT)
 SC_PREPARE(C_LIBC)
 SC_PREPARE(C_LIBC_SC)
@@ -142,18 +149,24 @@ static struct bench_cand cands[C_COUNT] = {
 	[C_DIRECT] = { .name = "direct call",
 		       .run = sc_loop_direct_plain },
 	[C_SC] = { .name = name_sc, .run = sc_loop_static_call_plain },
+	[C_SCI] = { .name = "static_call_inline",
+		    .run = sc_loop_static_call_inline_plain },
 	[C_FNPTR] = { .name = "function pointer",
 		      .run = sc_loop_fnptr_plain },
 	[C_DIRECT_RP] = { .name = "direct call, retpoline",
 			  .run = sc_loop_direct_retpoline },
 	[C_SC_RP] = { .name = name_sc_rp,
 		      .run = sc_loop_static_call_retpoline },
+	[C_SCI_RP] = { .name = "static_call_inline, retpoline",
+		       .run = sc_loop_static_call_inline_retpoline },
 	[C_FNPTR_RP] = { .name = "fnptr, retpoline",
 			 .run = sc_loop_fnptr_retpoline },
 	[C_DIRECT_RT] = { .name = "direct call, rethunk",
 			  .run = sc_loop_direct_rethunk },
 	[C_SC_RT] = { .name = name_sc_rt,
 		      .run = sc_loop_static_call_rethunk },
+	[C_SCI_RT] = { .name = "static_call_inline, rethunk",
+		       .run = sc_loop_static_call_inline_rethunk },
 	[C_FNPTR_RPRT] = { .name = "fnptr, retpoline+rethunk",
 			   .run = sc_loop_fnptr_rethunk },
 	[C_LIBC] = { .name = "libc abs, direct (PLT)",
@@ -163,10 +176,11 @@ static struct bench_cand cands[C_COUNT] = {
 };
 
 static int (*const cand_prepare[C_COUNT])(void) = {
-	prepare_C_INLINE, prepare_C_DIRECT, prepare_C_SC, prepare_C_FNPTR,
-	prepare_C_DIRECT_RP, prepare_C_SC_RP, prepare_C_FNPTR_RP,
-	prepare_C_DIRECT_RT, prepare_C_SC_RT,
-	prepare_C_FNPTR_RPRT, prepare_C_LIBC, prepare_C_LIBC_SC,
+	prepare_C_INLINE, prepare_C_DIRECT, prepare_C_SC, prepare_C_SCI,
+	prepare_C_FNPTR, prepare_C_DIRECT_RP, prepare_C_SC_RP,
+	prepare_C_SCI_RP, prepare_C_FNPTR_RP, prepare_C_DIRECT_RT,
+	prepare_C_SC_RT, prepare_C_SCI_RT, prepare_C_FNPTR_RPRT,
+	prepare_C_LIBC, prepare_C_LIBC_SC,
 };
 
 static int present(int c)
@@ -267,6 +281,29 @@ static int check_tramp(const char *name, const void *tramp,
 		    &STATIC_CALL_KEY(name), (const void *)(want), #want)
 
 /*
+ * The static_call_inline() loop's call site: recorded, and calling the
+ * target directly (on x86-64; elsewhere there are no sites, and the loop
+ * makes the same call as the static_call() one).
+ */
+static int check_sites(const char *name, const struct static_call_key *key,
+		       const char *want_name)
+{
+	int direct = 0, n = ulsm_static_call_sites(key, &direct);
+
+	if (strcmp(ulsm_backend(), "generic") && (n < 1 || direct != n)) {
+		fprintf(stderr, "bench_static_call: %s: %d call site(s), %d "
+			"calling %s directly\n", name, n, direct, want_name);
+		return -EPROTO;
+	}
+	printf("  %-20s %d call site(s), %d calling %s directly\n", name, n,
+	       direct, want_name);
+	return 0;
+}
+
+#define CHECK_SITES(name, want)						\
+	check_sites(#name, &STATIC_CALL_KEY(name), #want)
+
+/*
  * Point the libc static call at libc's abs, then make sure every
  * trampoline measured jumps where it should. Taken here, in a PIE, abs's
  * address is libc's own (from the GOT), normally out of rel32 reach.
@@ -289,6 +326,12 @@ static int setup_calls(void)
 		ret = CHECK_TRAMP(sc_call_rethunk, sc_target_rethunk);
 	if (!ret)
 		ret = CHECK_TRAMP(sc_libc_call_plain, abs);
+	if (!ret)
+		ret = CHECK_SITES(sc_call_plain, sc_target_plain);
+	if (!ret && present(C_SCI_RP))
+		ret = CHECK_SITES(sc_call_retpoline, sc_target_retpoline);
+	if (!ret && present(C_SCI_RT))
+		ret = CHECK_SITES(sc_call_rethunk, sc_target_rethunk);
 	if (ret)
 		return ret;
 
@@ -535,6 +578,7 @@ static int write_json(const char *path, int quick, unsigned long iters,
 	fprintf(f, "\n  ],\n  \"ratios\": {");
 	first = 1;
 	json_ratio(f, "static_call_vs_direct", C_SC, C_DIRECT, &first);
+	json_ratio(f, "static_call_inline_vs_direct", C_SCI, C_DIRECT, &first);
 	json_ratio(f, "fnptr_vs_static_call", C_FNPTR, C_SC, &first);
 	json_ratio(f, "retpoline_static_call_vs_retpoline_direct", C_SC_RP,
 		   C_DIRECT_RP, &first);
@@ -649,12 +693,19 @@ int main(int argc, char **argv)
 	print_ratio("static_call / direct call:", C_SC, C_DIRECT,
 		    ratio(C_SC, C_DIRECT) <= 1.3 ?
 		    "  within 1.3x" : "  NOT within 1.3x");
+	print_ratio("static_call_inline / direct call:", C_SCI, C_DIRECT,
+		    ratio(C_SCI, C_DIRECT) <= 1.05 ?
+		    "  within 1.05x" : "  NOT within 1.05x");
 	print_ratio("function pointer / static_call:", C_FNPTR, C_SC, "");
 	print_ratio("retpoline build: static_call / direct call:", C_SC_RP,
 		    C_DIRECT_RP, "");
+	print_ratio("retpoline build: static_call_inline / direct:",
+		    C_SCI_RP, C_DIRECT_RP, "");
 	print_ratio("retpoline build: fnptr / static_call:", C_FNPTR_RP,
 		    C_SC_RP, "");
 	print_ratio("rethunk build: static_call / direct call:", C_SC_RT,
+		    C_DIRECT_RT, "");
+	print_ratio("rethunk build: static_call_inline / direct:", C_SCI_RT,
 		    C_DIRECT_RT, "");
 	print_ratio("rethunk build: fnptr / static_call:", C_FNPTR_RPRT,
 		    C_SC_RT, "");
