@@ -193,7 +193,8 @@ SC_RETHUNK	= $(eval SC_RETHUNK := $(if $(call bench_cc_has,-mfunction-return=thu
 sc_flags_plain	:=
 sc_flags_retpoline = $(SC_RETPOLINE)
 sc_flags_rethunk = $(if $(SC_RETPOLINE),$(if $(SC_RETHUNK),$(SC_RETPOLINE) $(SC_RETHUNK)))
-sc_variant_cflags = -DVARIANT=$(1) $(if $(filter plain,$(1))$(sc_flags_$(1)),$(sc_flags_$(1)) -DSC_FLAGS='"$(sc_flags_$(1))"')
+sc_variant_cflags = -DVARIANT=$(1) $(if $(filter plain,$(1))$(sc_flags_$(1)),$(sc_flags_$(1)) -DSC_FLAGS='"$(sc_flags_$(1))"') \
+		    $(if $(filter rethunk,$(1)),$(if $(sc_flags_rethunk),-DULSM_RETURN_THUNK=1))
 SC_VARIANTS	:= plain retpoline rethunk
 SC_OBJS		:= $(foreach v,$(SC_VARIANTS),$(BUILD)/bench/sc_loops-$(v).o $(BUILD)/bench/sc_target-$(v).o)
 SC_DEPS		:= bench/sc_bench.h $(HEADERS) $(CONFIG_H)
@@ -241,9 +242,17 @@ $(BUILD)/bench/hk_loops-%.o: bench/hk_loops.c $(HK_DEPS)
 	@mkdir -p $(dir $@)
 	$(HK_CC) $(call sc_variant_cflags,$*) -c $< -o $@
 
-$(BUILD)/bench/bench_hooks: bench/bench_hooks.c $(HK_OBJS) $(HK_DEPS) $(STATIC_LIB)
+# The driver, compiled once, one job per file (bench/hk_driver.h).
+HK_DRIVER	:= bench_hooks hk_cases hk_callgrind hk_update hk_size hk_report hk_json hk_plot
+HK_DRIVER_OBJS	:= $(HK_DRIVER:%=$(BUILD)/bench/%.o)
+
+$(HK_DRIVER_OBJS): $(BUILD)/bench/%.o: bench/%.c $(HK_DEPS) bench/hk_driver.h
 	@mkdir -p $(dir $@)
-	$(HK_CC) -o $@ $< $(HK_OBJS) $(STATIC_LIB) $(LDLIBS_ALL) -lm
+	$(HK_CC) -c $< -o $@
+
+$(BUILD)/bench/bench_hooks: $(HK_DRIVER_OBJS) $(HK_OBJS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(HK_CC) -o $@ $(HK_DRIVER_OBJS) $(HK_OBJS) $(STATIC_LIB) $(LDLIBS_ALL) -lm
 
 # bench_hooks runs a copy of itself under callgrind for instruction counts
 # when valgrind is installed (BENCH_ARGS=--no-callgrind skips that): the
@@ -256,16 +265,19 @@ $(BUILD)/bench/bench_hooks-nodebug: $(BUILD)/bench/bench_hooks
 	$(OBJCOPY) --strip-debug $< $@
 
 BENCH_ARGS	?=
+BENCH_CHARTS	:= static hooks
 bench: $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug
-	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json
-	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json
+	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json --plot $(BUILD)/bench/static
+	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json --plot $(BUILD)/bench/static
 	$(EMU) $(BUILD)/bench/bench_hooks $(BENCH_ARGS) --json $(BUILD)/bench/hooks.json --plot $(BUILD)/bench/hooks \
 		--callgrind-exe $(BUILD)/bench/bench_hooks-nodebug $(if $(EMU),--no-callgrind)
-	@if command -v gnuplot >/dev/null 2>&1; then \
-		gnuplot $(BUILD)/bench/hooks.gp && echo "chart: $(BUILD)/bench/hooks.png"; \
-	else \
-		echo "gnuplot not installed: chart $(BUILD)/bench/hooks.png skipped (apt-get install gnuplot-nox)"; \
-	fi
+	@for c in $(BENCH_CHARTS); do \
+		if command -v gnuplot >/dev/null 2>&1; then \
+			gnuplot $(BUILD)/bench/$$c.gp && echo "chart: $(BUILD)/bench/$$c.png"; \
+		else \
+			echo "gnuplot not installed: chart $(BUILD)/bench/$$c.png skipped (apt-get install gnuplot-nox)"; \
+		fi; \
+	done
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
