@@ -219,7 +219,7 @@ $(BUILD)/bench/bench_static_call: bench/bench_static_call.c bench/bench.h $(SC_O
 # variant's mitigations.
 HK_SRCS		:= hk_mods hk_ulsm hk_base hk_limit hk_loops
 HK_OBJS		:= $(foreach v,$(SC_VARIANTS),$(foreach s,$(HK_SRCS),$(BUILD)/bench/$(s)-$(v).o))
-HK_DEPS		:= bench/hk_bench.h bench/hk_set.h bench/bench_hook_defs.h bench/bench.h bench/sc_bench.h $(HEADERS) $(CONFIG_H)
+HK_DEPS		:= bench/hk_bench.h bench/hk_set.h bench/bench_hook_defs.h bench/bench.h bench/sc_bench.h bench/lsm_lists.h $(HEADERS) $(CONFIG_H)
 HK_CC		= $(CC) $(CPPFLAGS_ALL) -Ibench -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS)
 
 $(BUILD)/bench/hk_mods-%.o: bench/hk_mods.c $(HK_DEPS)
@@ -254,6 +254,23 @@ $(BUILD)/bench/bench_hooks: $(HK_DRIVER_OBJS) $(HK_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(HK_CC) -o $@ $(HK_DRIVER_OBJS) $(HK_OBJS) $(STATIC_LIB) $(LDLIBS_ALL) -lm
 
+# The workload benchmark: real system calls guarded by hooks, lists against
+# ulsm (bench/wl_bench.h); its sources are compiled per variant too.
+WL_SRCS		:= wl_mods wl_base wl_ulsm wl_ops
+WL_OBJS		:= $(foreach v,$(SC_VARIANTS),$(foreach s,$(WL_SRCS),$(BUILD)/bench/$(s)-$(v).o))
+WL_DEPS		:= bench/wl_bench.h bench/wl_set.h bench/wl_hook_defs.h bench/lsm_lists.h bench/bench.h $(HEADERS) $(CONFIG_H)
+
+define wl_object_rule
+$(BUILD)/bench/$(1)-%.o: bench/$(1).c $(WL_DEPS)
+	@mkdir -p $$(dir $$@)
+	$$(HK_CC) $$(call sc_variant_cflags,$$*) -c $$< -o $$@
+endef
+$(foreach s,$(WL_SRCS),$(eval $(call wl_object_rule,$(s))))
+
+$(BUILD)/bench/bench_workload: bench/bench_workload.c $(WL_OBJS) $(WL_DEPS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(HK_CC) -o $@ $< $(WL_OBJS) $(STATIC_LIB) $(LDLIBS_ALL) -lm
+
 # bench_hooks runs a copy of itself under callgrind for instruction counts
 # when valgrind is installed (BENCH_ARGS=--no-callgrind skips that): the
 # copy without debug information, which valgrind 3.19 cannot read when
@@ -265,11 +282,13 @@ $(BUILD)/bench/bench_hooks-nodebug: $(BUILD)/bench/bench_hooks
 	$(OBJCOPY) --strip-debug $< $@
 
 BENCH_ARGS	?=
-BENCH_CHARTS	:= static hooks
-bench: $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug
+BENCH_CHARTS	:= static workload hooks
+bench: $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug
 	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json --plot $(BUILD)/bench/static
 	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json --plot $(BUILD)/bench/static
+	$(EMU) $(BUILD)/bench/bench_workload $(BENCH_ARGS) --json $(BUILD)/bench/workload.json --plot $(BUILD)/bench/workload
 	$(EMU) $(BUILD)/bench/bench_hooks $(BENCH_ARGS) --json $(BUILD)/bench/hooks.json --plot $(BUILD)/bench/hooks \
+		--workload $(BUILD)/bench/workload.dat \
 		--callgrind-exe $(BUILD)/bench/bench_hooks-nodebug $(if $(EMU),--no-callgrind)
 	@for c in $(BENCH_CHARTS); do \
 		if command -v gnuplot >/dev/null 2>&1; then \
