@@ -18,7 +18,8 @@
  *
  * Exactly one translation unit also defines ULSM_LSM_DEFINE (and may
  * define ULSM_LSM_BUILTIN_ORDER "a,b,c") before including it: that one
- * holds the tables, keys and trampolines. The names it creates, for set S:
+ * holds the tables, keys, trampolines and the hooks' entries (below); it
+ * must be C. The names it creates, for set S:
  *
  *	union S_list_options	one member per hook, the callback's type
  *	struct S_hook_list	what LSM_HOOK_INIT(NAME, callback) fills
@@ -33,14 +34,28 @@
  *	lsm_for_each_hook(scall, getselfattr)	// your own rule
  *		lsm_hook_fn(scall, getselfattr)(...);
  *
- * Each slot costs two static keys (see ULSM__SLOT_CALL) and, when used, a
- * direct call: compiled to the slot's static-call trampoline, and patched
- * on x86-64 to call the module's callback itself. The loop over the
- * MAX_LSM_COUNT slots is unrolled and ends at the first slot after which
- * every slot is empty. Return types of hooks must be one of:
- * void, int, long, bool, unsigned, size_t, ssize_t, uint32_t, uint64_t,
- * or a pointer typedef'd by the application to one token with a matching
- * ULSM__LSM_DEFAULT_<type> macro.
+ * On x86-64 each hook with at most six parameters, all integers or
+ * pointers, has an entry: a function emitted by the defining unit that
+ * dispatches the hook, whose code the library patches as the slots change
+ * so that it calls the modules' callbacks directly and tail-calls the
+ * last one (docs/hook-framework.md, "Dispatch"). call_int_hook() and
+ * call_void_hook() call it like any function, so the compiler can make
+ * "return call_int_hook(...)" a jump to it; in the defining unit,
+ *
+ *	DEFINE_LSM_HOOK_ENTRY(security_file_open, file_open);
+ *
+ * makes security_file_open the entry itself (no jump at all). Other hooks
+ * (more than six parameters; a floating-point or structure parameter,
+ * which the defining unit refuses to compile unless
+ * #define ULSM_LSM_C_WALK_<hook> 1 says so), and every hook on the generic
+ * back end, are dispatched by an unrolled C walk: per slot two static
+ * keys and a direct call, patched to the module's callback. A defining
+ * unit built with -mfunction-return=thunk defines ULSM_RETURN_THUNK as 1,
+ * so that the entries return through __x86_return_thunk too.
+ *
+ * Return types of hooks must be one of: void, int, long, bool, unsigned,
+ * size_t, ssize_t, uint32_t, uint64_t, or a pointer typedef'd by the
+ * application to one token with a matching ULSM__LSM_DEFAULT_<type> macro.
  *
  * Several sets may be expanded in one program (each in its own header);
  * in one translation unit, MAX_LSM_COUNT is shared by all of them.
