@@ -196,6 +196,54 @@ static void check_retarget(const char *what, uintptr_t want_from)
 
 static void rt_tests(void);
 
+/*
+ * A callback out of rel32 reach (in another shared object: libc's abs, as
+ * odd_default's slot 0): the entry calls it through the slot's stub I0,
+ * which jumps through the slot's key, and tail-calls the stub.
+ */
+#define OD	tl_hook_idx_odd_default
+
+static int od_mid[3];
+
+static void od_mid_patch(int step)
+{
+	if (step >= 1 && step <= 2)
+		od_mid[step] = call_int_hook(odd_default, -5);
+}
+
+static void far_tests(void)
+{
+	struct static_call_key *key = &tl_lsm_sealed.calls.odd_default[0];
+	void *tramp = tl_lsm_sealed.table.odd_default[0].trampoline;
+	void *capa_cb = key->func;
+	int (*far)(int) = abs;
+	intptr_t d = (intptr_t)((uintptr_t)far - C(OD, 0));
+
+	if (d == (int32_t)d) {
+		diag("libc's abs is within rel32 reach: no far callback here");
+		return;
+	}
+	memset(od_mid, 0, sizeof(od_mid));
+	ulsm_test_step_hook = od_mid_patch;
+	is_int(__static_call_update(key, tramp, (void *)far), 0,
+	       "odd_default's slot 0 to libc's abs (out of reach), mid-patch");
+	ulsm_test_step_hook = NULL;
+	ok(CALL_TO(C(OD, 0)) == I(OD, 0), "  C0 calls the slot's stub I0");
+	ok(od_mid[1] == 5 && od_mid[2] == 5, "  mid-patch: abs(-5) (%d, %d)",
+	   od_mid[1], od_mid[2]);
+	tl_trace_reset();
+	is_int(call_int_hook(odd_default, -5), 5, "  dispatch: abs(-5) = 5");
+	ok(!strcmp(tl_trace, ""), "  and nothing after it ran: %s", tl_trace);
+	is_int(toggle("alpha", false) | toggle("omega", false), 0,
+	       "alpha, omega off: capa's slot alone");
+	ok(JMP_TO(R(OD)) == I(OD, 0), "  R tail-calls the stub I0");
+	is_int(call_int_hook(odd_default, -9), 9, "  dispatch: abs(-9) = 9");
+	is_int(toggle("alpha", true) | toggle("omega", true), 0,
+	       "alpha, omega on");
+	is_int(__static_call_update(key, tramp, capa_cb), 0, "  back to capa");
+	ok(CALL_TO(C(OD, 0)) == (uintptr_t)capa_cb, "  C0 calls capa again");
+}
+
 int main(void)
 {
 	struct t_file f = { NULL, 0 };
@@ -290,6 +338,7 @@ int main(void)
 				    tl_lsm_sealed.table.file_open[1].trampoline,
 				    alpha_cb), 0, "  back to alpha");
 
+	far_tests();
 	rt_tests();
 	return done_testing();
 }
