@@ -40,6 +40,7 @@
  *                    [--workload FILE] [--no-callgrind]
  *                    [--callgrind-exe PROGRAM]
  *        bench_hooks --update-stress N
+ *        bench_hooks --dump-entry K FILE
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,35 @@
 #include <ulsm/ulsm.h>
 
 #include "hk_driver.h"
+
+/*
+ * --dump-entry K FILE: the plain variant's int hook's entry (its
+ * security_* function) with m0 .. m(K-1) on, as the process runs it, to
+ * FILE, for objdump -D -b binary -m i386:x86-64 --adjust-vma=ADDRESS FILE
+ * (docs/performance.md shows it).
+ */
+static int dump_entry(unsigned int k, const char *path)
+{
+	const void *fn = (const void *)(uintptr_t)hk_sec_ulsm_int_plain;
+	long len;
+	FILE *f;
+
+	measure_sizes();
+	len = entry_text_bytes();
+	if (len <= 0 || ulsm_set_modules(V_PLAIN, k))
+		return 1;
+	f = fopen(path, "w");
+	if (!f || fwrite(fn, 1, (size_t)len, f) != (size_t)len) {
+		perror(path);
+		return 1;
+	}
+	if (bench_close(f, "bench_hooks", path))
+		return 1;
+	printf("hk_sec_ulsm_int_plain with %u module(s) on: %ld bytes at %p; "
+	       "objdump -D -b binary\n-m i386:x86-64 --adjust-vma=%p %s\n", k,
+	       len, fn, fn, path);
+	return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -67,13 +97,16 @@ static void usage(FILE *f)
 		"                  (default: this program)\n"
 		"  --update-stress N  only the update test, N times, with no "
 		"pause between\n"
-		"                  batches on the same sites (a reproducer)\n");
+		"                  batches on the same sites (a reproducer)\n"
+		"  --dump-entry K FILE  write the plain int hook's entry, K "
+		"modules on, to FILE\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *json = NULL, *plot = NULL, *cg_exe = NULL, *wl = NULL;
-	const char *cg_prefix = NULL, *cg_tsv = NULL;
+	const char *cg_prefix = NULL, *cg_tsv = NULL, *dump_path = NULL;
+	int dump_k = -1;
 	unsigned int stress = 0, rounds;
 	bool quick = false, callgrind = true;
 	struct data_sizes ds;
@@ -96,6 +129,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--update-stress") &&
 			   i + 1 < argc) {
 			stress = (unsigned int)strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--dump-entry") && i + 2 < argc) {
+			dump_k = (int)strtol(argv[++i], NULL, 0);
+			dump_path = argv[++i];
 		} else if (!strcmp(argv[i], "--callgrind-child") &&
 			   i + 2 < argc) {
 			cg_prefix = argv[++i];
@@ -117,6 +153,8 @@ int main(int argc, char **argv)
 		return callgrind_child(cg_prefix, cg_tsv) ? 1 : 0;
 	if (stress)
 		return update_stress(stress);
+	if (dump_path)
+		return dump_entry((unsigned int)dump_k, dump_path);
 
 	bench_read_machine(&machine);
 	printf("ulsm hook benchmark: back end %s, %s, MAX_LSM_COUNT %d%s\n",

@@ -154,7 +154,7 @@ static int toggle(int v, const char *name, bool on)
 }
 
 /* Turn m0 .. m(k-1) on and the others off, one module per batch. */
-static int ulsm_set_modules(int v, unsigned int k)
+int ulsm_set_modules(int v, unsigned int k)
 {
 	char name[16];
 	int ret = 0;

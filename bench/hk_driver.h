@@ -69,6 +69,8 @@ double ratio4(int v, int hook, int ki, int a, int b);
 
 /* Initialise every present variant's set and check where modules went. */
 int setup_sets(void);
+/* Turn m0 .. m(k-1) of variant @v's set on and the others off. */
+int ulsm_set_modules(int v, unsigned int k);
 /* Set case @i up (modules, returns), and check what its run of @n did. */
 int prepare_case(int i);
 int check_run(int i, unsigned long n);

@@ -4,8 +4,8 @@
  * patched to call the target directly (the kernel's inline static calls).
  *  - the site's bytes, read back: "call target" after each update, "call
  *    <trampoline>" for NULL; ulsm_static_call_sites() agrees;
- *  - the semantics of static_call(): NULL does nothing (void), RET0
- *    returns 0;
+ *  - the semantics of static_call(): RET0 returns 0 (and a NULL void
+ *    call's site calls the trampoline, a ret, on x86-64);
  *  - a call made mid-patch (the test hook runs it between the protocol's
  *    steps, in the patching thread) runs the new target and returns
  *    exactly where the real call does;
@@ -154,8 +154,14 @@ int main(int argc, char **argv)
 	long failed;
 
 	is_int(call_sci(1), 2, "static_call_inline calls func_a");
-	call_void(7);
-	is_int(void_seen, 0, "a NULL void call does nothing");
+	if (!generic) {
+		/*
+		 * As with static_call(), calling a NULL call is undefined;
+		 * on x86-64 its site calls the trampoline, a ret.
+		 */
+		call_void(7);
+		is_int(void_seen, 0, "x86-64: a NULL void call does nothing");
+	}
 	is_int(call_ret0(5), 0, "a RET0 call returns 0");
 	is_int(static_call_update(sci_void, void_target), 0,
 	       "the void call to void_target");
