@@ -159,6 +159,27 @@ static void run_current_n(unsigned long n)
 	variant[cases[cur].v]->loop[cases[cur].op][cases[cur].impl](n);
 }
 
+/*
+ * bench_calibrate() without its floor of 1000 iterations: a thousand
+ * forks take a tenth of a second. Double from 1 until a run takes a tenth
+ * of the target, then scale by the median of three runs.
+ */
+static unsigned long calibrate(uint64_t target_ns)
+{
+	unsigned long iters = 1;
+	double t[3], m;
+
+	while (bench_time_ns(run_current_n, iters) < target_ns / 10 &&
+	       iters < (~0UL >> 4))
+		iters *= 2;
+	for (int i = 0; i < 3; i++)
+		t[i] = (double)bench_time_ns(run_current_n, iters);
+	m = bench_median(t, 3);
+	if (m > 0)
+		iters = (unsigned long)((double)iters * (double)target_ns / m);
+	return iters ? iters : 1;
+}
+
 static int check_current(unsigned long iters)
 {
 	int ret = check_case(cur, cases[cur].iters);
@@ -469,17 +490,17 @@ int main(int argc, char **argv)
 	printf("\n");
 
 	/*
-	 * Each case's run takes ~20 ms (5 with --quick), 21 rounds (7):
-	 * about 20 s for the 36 cases of three variants. fork is three
+	 * Each case's run takes ~10 ms (2 with --quick), 41 rounds (7):
+	 * about 15 s for the 36 cases of three variants. fork is three
 	 * orders of magnitude slower than a pipe write and gets as many
 	 * milliseconds, with fewer iterations.
 	 */
-	rounds = quick ? 7 : 21;
-	target_ns = quick ? 5000000 : 20000000;
+	rounds = quick ? 7 : 41;
+	target_ns = quick ? 2000000 : 10000000;
 	t0 = bench_now_ns();
 	for (size_t i = 0; i < ncases; i++) {
 		prepare_case((int)i);
-		cases[i].iters = bench_calibrate(run_current_n, target_ns);
+		cases[i].iters = calibrate(target_ns);
 		cands[i] = (struct bench_cand){
 			.name = cases[i].name, .run = run_current,
 			.prepare = prep_fn[i], .check = check_current,
