@@ -40,10 +40,13 @@ extern int sc_libc_abs(int x) __asm__("abs");
 #define bench_loop	__attribute__((noinline, aligned(64))) SC_NO_BUILTIN_ABS
 
 /*
- * The empty asm is the static-key benchmark's, for the same reason: it
- * keeps the inlined baseline from being vectorised into something that is
- * no longer one abs per iteration. The other loops carry it too, so that
- * the baseline is the same loop minus the call.
+ * The first empty asm is the static-key benchmark's, for the same reason:
+ * it keeps the inlined baseline from being vectorised into something that
+ * is no longer one abs per iteration. The other loops carry it too, so
+ * that the baseline is the same loop minus the call. The second, right
+ * after the call, is what static_call_inline() has there (the asm label
+ * of its site): every loop gets it, so that the compiler schedules the
+ * loop's other instructions around the call alike in all of them.
  */
 #define SC_LOOP_CALL(how, CALL)						\
 bench_loop void SC_SYM(loop_##how, VARIANT)(unsigned long n)		\
@@ -51,8 +54,12 @@ bench_loop void SC_SYM(loop_##how, VARIANT)(unsigned long n)		\
 	unsigned long sum = 0;						\
 									\
 	for (unsigned long i = 0; i < n; i++) {				\
+		int r;							\
+									\
 		__asm__ volatile("");					\
-		sum += (unsigned long)CALL(sc_arg(i));			\
+		r = CALL(sc_arg(i));					\
+		__asm__ volatile("");					\
+		sum += (unsigned long)r;				\
 	}								\
 	sc_sum = sum;							\
 }
