@@ -107,8 +107,8 @@ int write_plot(const char *prefix, bool quick, const char *workload_dat)
 		}
 	}
 	if (workload) {
-		fprintf(f, "set title \"workload (bench_workload): throughput "
-			"change of ulsm over the lists, per operation\"\n"
+		fprintf(f, "set title \"bench_workload: ulsm over the "
+			"lists,\\nthroughput per operation\"\n"
 			"set style data histograms\n"
 			"set style histogram clustered gap 1\n"
 			"set style fill solid 0.8 border -1\n"
@@ -118,7 +118,8 @@ int write_plot(const char *prefix, bool quick, const char *workload_dat)
 			"set key top right\n");
 		fprintf(f, "plot '%s' using 2:xtic(1) lc rgb '#2471a3' title "
 			"'plain', '' using 3 lc rgb '#b03a2e' title "
-			"'retpoline'\n", workload_dat);
+			"'retpoline', '' using 4 lc rgb '#7d3c98' title "
+			"'rethunk'\n", workload_dat);
 	}
 	fprintf(f, "unset multiplot\n");
 	if (fclose(f))
