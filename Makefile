@@ -76,7 +76,7 @@ LDLIBS_ALL	:= -pthread -ldl $(LDLIBS)
 LIB_SRCS	:= src/sys.c src/error.c src/init.c src/lock.c src/quiesce.c src/registry.c \
 		   src/patch.c src/text_write.c src/sync_core.c src/trap.c \
 		   src/static_key.c src/static_call.c src/object.c \
-		   src/lsm_state.c src/lsm_order.c src/lsm_blobs.c src/lsm_slots.c \
+		   src/lsm_state.c src/lsm_order.c src/lsm_blobs.c src/lsm_slots.c src/lsm_dispatch.c \
 		   src/lsm_seal.c src/lsm_toggle.c src/lsm_query.c
 ifeq ($(GENERIC),1)
 LIB_SRCS	+= src/arch/generic/generic.c
@@ -258,11 +258,12 @@ check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. ULSM_EMU='$(EMU)' \
 		prove $(if $(EMU),--exec 'sh $(CURDIR)/tests/emu_exec.sh') $(addprefix ./,$(notdir $(TEST_BINS)))
 
-stress: all $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t
+stress: all $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t
 	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
 	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 100000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 20000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_call_sites.t --updates 50000 --threads 3
+	$(EMU) $(BUILD)/tests/t_static_call_inline.t --updates 50000 --threads 3
 	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 3000 --threads 3
 	# More threads than CPUs: 16 and 64 on CI's 2.
 	$(EMU) $(BUILD)/tests/t_stress.t --flips 1000 --threads 16
@@ -294,7 +295,8 @@ SC_RETHUNK	= $(eval SC_RETHUNK := $(if $(call bench_cc_has,-mfunction-return=thu
 sc_flags_plain	:=
 sc_flags_retpoline = $(SC_RETPOLINE)
 sc_flags_rethunk = $(if $(SC_RETPOLINE),$(if $(SC_RETHUNK),$(SC_RETPOLINE) $(SC_RETHUNK)))
-sc_variant_cflags = -DVARIANT=$(1) $(if $(filter plain,$(1))$(sc_flags_$(1)),$(sc_flags_$(1)) -DSC_FLAGS='"$(sc_flags_$(1))"')
+sc_variant_cflags = -DVARIANT=$(1) $(if $(filter plain,$(1))$(sc_flags_$(1)),$(sc_flags_$(1)) -DSC_FLAGS='"$(sc_flags_$(1))"') \
+		    $(if $(filter rethunk,$(1)),$(if $(sc_flags_rethunk),-DULSM_RETURN_THUNK=1))
 SC_VARIANTS	:= plain retpoline rethunk
 SC_OBJS		:= $(foreach v,$(SC_VARIANTS),$(BUILD)/bench/sc_loops-$(v).o $(BUILD)/bench/sc_target-$(v).o)
 SC_DEPS		:= bench/sc_bench.h $(HEADERS) $(CONFIG_H)
@@ -319,7 +321,7 @@ $(BUILD)/bench/bench_static_call: bench/bench_static_call.c bench/bench.h $(SC_O
 # variant's mitigations.
 HK_SRCS		:= hk_mods hk_ulsm hk_base hk_limit hk_loops
 HK_OBJS		:= $(foreach v,$(SC_VARIANTS),$(foreach s,$(HK_SRCS),$(BUILD)/bench/$(s)-$(v).o))
-HK_DEPS		:= bench/hk_bench.h bench/hk_set.h bench/bench_hook_defs.h bench/bench.h bench/sc_bench.h $(HEADERS) $(CONFIG_H)
+HK_DEPS		:= bench/hk_bench.h bench/hk_set.h bench/bench_hook_defs.h bench/bench.h bench/sc_bench.h bench/lsm_lists.h $(HEADERS) $(CONFIG_H)
 HK_CC		= $(CC) $(CPPFLAGS_ALL) -Ibench -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS)
 
 $(BUILD)/bench/hk_mods-%.o: bench/hk_mods.c $(HK_DEPS)
@@ -342,9 +344,34 @@ $(BUILD)/bench/hk_loops-%.o: bench/hk_loops.c $(HK_DEPS)
 	@mkdir -p $(dir $@)
 	$(HK_CC) $(call sc_variant_cflags,$*) -c $< -o $@
 
-$(BUILD)/bench/bench_hooks: bench/bench_hooks.c $(HK_OBJS) $(HK_DEPS) $(STATIC_LIB)
+# The driver, compiled once, one job per file (bench/hk_driver.h).
+HK_DRIVER	:= bench_hooks hk_cases hk_callgrind hk_update hk_size hk_report hk_json hk_plot
+HK_DRIVER_OBJS	:= $(HK_DRIVER:%=$(BUILD)/bench/%.o)
+
+$(HK_DRIVER_OBJS): $(BUILD)/bench/%.o: bench/%.c $(HK_DEPS) bench/hk_driver.h
 	@mkdir -p $(dir $@)
-	$(HK_CC) -o $@ $< $(HK_OBJS) $(STATIC_LIB) $(LDLIBS_ALL) -lm
+	$(HK_CC) -c $< -o $@
+
+$(BUILD)/bench/bench_hooks: $(HK_DRIVER_OBJS) $(HK_OBJS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(HK_CC) -o $@ $(HK_DRIVER_OBJS) $(HK_OBJS) $(STATIC_LIB) $(LDLIBS_ALL) -lm
+
+# The workload benchmark: real system calls guarded by hooks, lists against
+# ulsm (bench/wl_bench.h); its sources are compiled per variant too.
+WL_SRCS		:= wl_mods wl_base wl_ulsm wl_ops
+WL_OBJS		:= $(foreach v,$(SC_VARIANTS),$(foreach s,$(WL_SRCS),$(BUILD)/bench/$(s)-$(v).o))
+WL_DEPS		:= bench/wl_bench.h bench/wl_set.h bench/wl_hook_defs.h bench/lsm_lists.h bench/bench.h $(HEADERS) $(CONFIG_H)
+
+define wl_object_rule
+$(BUILD)/bench/$(1)-%.o: bench/$(1).c $(WL_DEPS)
+	@mkdir -p $$(dir $$@)
+	$$(HK_CC) $$(call sc_variant_cflags,$$*) -c $$< -o $$@
+endef
+$(foreach s,$(WL_SRCS),$(eval $(call wl_object_rule,$(s))))
+
+$(BUILD)/bench/bench_workload: bench/bench_workload.c $(WL_OBJS) $(WL_DEPS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(HK_CC) -o $@ $< $(WL_OBJS) $(STATIC_LIB) $(LDLIBS_ALL) -lm
 
 # bench_hooks runs a copy of itself under callgrind for instruction counts
 # when valgrind is installed (BENCH_ARGS=--no-callgrind skips that): the
@@ -357,17 +384,22 @@ $(BUILD)/bench/bench_hooks-nodebug: $(BUILD)/bench/bench_hooks
 	$(OBJCOPY) --strip-debug $< $@
 
 BENCH_ARGS	?=
-bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug
+BENCH_CHARTS	:= static workload hooks
+bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug
 	$(EMU) $(BUILD)/bench/bench_updaters $(BENCH_ARGS)
-	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json
-	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json
+	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json --plot $(BUILD)/bench/static
+	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json --plot $(BUILD)/bench/static
+	$(EMU) $(BUILD)/bench/bench_workload $(BENCH_ARGS) --json $(BUILD)/bench/workload.json --plot $(BUILD)/bench/workload
 	$(EMU) $(BUILD)/bench/bench_hooks $(BENCH_ARGS) --json $(BUILD)/bench/hooks.json --plot $(BUILD)/bench/hooks \
+		--workload $(BUILD)/bench/workload.dat \
 		--callgrind-exe $(BUILD)/bench/bench_hooks-nodebug $(if $(EMU),--no-callgrind)
-	@if command -v gnuplot >/dev/null 2>&1; then \
-		gnuplot $(BUILD)/bench/hooks.gp && echo "chart: $(BUILD)/bench/hooks.png"; \
-	else \
-		echo "gnuplot not installed: chart $(BUILD)/bench/hooks.png skipped (apt-get install gnuplot-nox)"; \
-	fi
+	@for c in $(BENCH_CHARTS); do \
+		if command -v gnuplot >/dev/null 2>&1; then \
+			gnuplot $(BUILD)/bench/$$c.gp && echo "chart: $(BUILD)/bench/$$c.png"; \
+		else \
+			echo "gnuplot not installed: chart $(BUILD)/bench/$$c.png skipped (apt-get install gnuplot-nox)"; \
+		fi; \
+	done
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)

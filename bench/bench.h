@@ -35,7 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 /**
  * struct bench_cand - one candidate
@@ -253,18 +255,21 @@ static inline int bench_close(FILE *f, const char *prog, const char *path)
 }
 
 /*
- * The options every simple benchmark takes: --quick, --json FILE and
- * --help (which @usage describes). Return -1 to go on, else the status
- * main() should return.
+ * The options every simple benchmark takes: --quick, --json FILE,
+ * --plot PREFIX (when @plot is not NULL) and --help (which @usage
+ * describes). Return -1 to go on, else the status main() should return.
  */
 static inline int bench_options(int argc, char **argv, void (*usage)(FILE *),
-				int *quick, const char **json)
+				int *quick, const char **json,
+				const char **plot)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			*quick = 1;
 		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
 			*json = argv[++i];
+		} else if (plot && !strcmp(argv[i], "--plot") && i + 1 < argc) {
+			*plot = argv[++i];
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
@@ -274,6 +279,62 @@ static inline int bench_options(int argc, char **argv, void (*usage)(FILE *),
 		}
 	}
 	return -1;
+}
+
+/* --- the machine and the compiler, for reports and chart titles ------ */
+
+#define BENCH_STR_(x)	#x
+#define BENCH_STR(x)	BENCH_STR_(x)
+#ifdef __clang__
+# define BENCH_COMPILER	"clang " BENCH_STR(__clang_major__) "."		\
+			BENCH_STR(__clang_minor__) "." BENCH_STR(__clang_patchlevel__)
+#else
+# define BENCH_COMPILER	"gcc " __VERSION__
+#endif
+
+struct bench_machine {
+	char cpu[128];		/* /proc/cpuinfo's model name */
+	char kernel[160];	/* uname: system and release */
+	long ncpus;
+};
+
+static inline void bench_read_machine(struct bench_machine *m)
+{
+	char line[256];
+	struct utsname u;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(m->cpu, sizeof(m->cpu), "unknown CPU");
+	snprintf(m->kernel, sizeof(m->kernel), "unknown kernel");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 1 + (colon[1] == ' ');
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(m->cpu, sizeof(m->cpu), "%s", colon);
+		break;
+	}
+	if (f)
+		fclose(f);
+	if (!uname(&u))
+		snprintf(m->kernel, sizeof(m->kernel), "%s %s", u.sysname,
+			 u.release);
+	m->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * The second line of every chart's title: where and how it was measured,
+ * so that a chart read on its own says what it is.
+ */
+static inline void bench_chart_subtitle(char *buf, size_t len,
+					const struct bench_machine *m,
+					int quick)
+{
+	snprintf(buf, len, "%s, %ld CPUs, %s; %s; %s", m->cpu, m->ncpus,
+		 m->kernel, BENCH_COMPILER,
+		 quick ? "--quick run (indicative only)" : "full run");
 }
 
 #endif /* ULSM_BENCH_H */

@@ -10,6 +10,9 @@
  *   no call (abs inlined)       the loop and abs alone, for scale
  *   direct call                 call target
  *   static_call                 call the __SCT__ trampoline; jmp target
+ *   static_call_inline          call target: the call site itself is
+ *                               recorded and patched (the kernel's inline
+ *                               static calls)
  *   function pointer            load a global pointer; call *%reg
  *
  * and the same three again from a retpoline build (an indirect call goes
@@ -41,7 +44,7 @@
  * On the generic back end a static call is a function-pointer call, and
  * this benchmark measures that.
  *
- * Usage: bench_static_call [--quick] [--json FILE]
+ * Usage: bench_static_call [--quick] [--json FILE] [--plot PREFIX]
  */
 #include <ctype.h>
 #include <errno.h>
@@ -56,23 +59,16 @@
 #include "bench.h"
 #include "sc_bench.h"
 
-#define SC_STR_(x)	#x
-#define SC_STR(x)	SC_STR_(x)
-#ifdef __clang__
-# define SC_COMPILER	"clang " SC_STR(__clang_major__) "."		\
-			SC_STR(__clang_minor__) "." SC_STR(__clang_patchlevel__)
-#else
-# define SC_COMPILER	"gcc " __VERSION__
-#endif
+#define SC_COMPILER	BENCH_COMPILER
 
 unsigned long sc_sum;
 
 /* --- the candidates ------------------------------------------------------ */
 
 enum {
-	C_INLINE, C_DIRECT, C_SC, C_FNPTR,
-	C_DIRECT_RP, C_SC_RP, C_FNPTR_RP,
-	C_DIRECT_RT, C_SC_RT, C_FNPTR_RPRT,
+	C_INLINE, C_DIRECT, C_SC, C_SCI, C_FNPTR,
+	C_DIRECT_RP, C_SC_RP, C_SCI_RP, C_FNPTR_RP,
+	C_DIRECT_RT, C_SC_RT, C_SCI_RT, C_FNPTR_RPRT,
 	C_LIBC, C_LIBC_SC, C_COUNT
 };
 
@@ -94,9 +90,10 @@ static const char *variant_flags[V_COUNT];
 
 static const int cand_variant[C_COUNT] = {
 	[C_INLINE] = V_PLAIN, [C_DIRECT] = V_PLAIN, [C_SC] = V_PLAIN,
-	[C_FNPTR] = V_PLAIN, [C_DIRECT_RP] = V_RETPOLINE,
-	[C_SC_RP] = V_RETPOLINE, [C_FNPTR_RP] = V_RETPOLINE,
-	[C_DIRECT_RT] = V_RETHUNK, [C_SC_RT] = V_RETHUNK,
+	[C_SCI] = V_PLAIN, [C_FNPTR] = V_PLAIN, [C_DIRECT_RP] = V_RETPOLINE,
+	[C_SC_RP] = V_RETPOLINE, [C_SCI_RP] = V_RETPOLINE,
+	[C_FNPTR_RP] = V_RETPOLINE, [C_DIRECT_RT] = V_RETHUNK,
+	[C_SC_RT] = V_RETHUNK, [C_SCI_RT] = V_RETHUNK,
 	[C_FNPTR_RPRT] = V_RETHUNK, [C_LIBC] = V_PLAIN, [C_LIBC_SC] = V_PLAIN,
 };
 
@@ -123,12 +120,15 @@ static int prepare_##c(void)						\
 SC_PREPARE(C_INLINE)
 SC_PREPARE(C_DIRECT)
 SC_PREPARE(C_SC)
+SC_PREPARE(C_SCI)
 SC_PREPARE(C_FNPTR)
 SC_PREPARE(C_DIRECT_RP)
 SC_PREPARE(C_SC_RP)
+SC_PREPARE(C_SCI_RP)
 SC_PREPARE(C_FNPTR_RP)
 SC_PREPARE(C_DIRECT_RT)
 SC_PREPARE(C_SC_RT)
+SC_PREPARE(C_SCI_RT)
 SC_PREPARE(C_FNPTR_RPRT)
 SC_PREPARE(C_LIBC)
 SC_PREPARE(C_LIBC_SC)
@@ -142,18 +142,24 @@ static struct bench_cand cands[C_COUNT] = {
 	[C_DIRECT] = { .name = "direct call",
 		       .run = sc_loop_direct_plain },
 	[C_SC] = { .name = name_sc, .run = sc_loop_static_call_plain },
+	[C_SCI] = { .name = "static_call_inline",
+		    .run = sc_loop_static_call_inline_plain },
 	[C_FNPTR] = { .name = "function pointer",
 		      .run = sc_loop_fnptr_plain },
 	[C_DIRECT_RP] = { .name = "direct call, retpoline",
 			  .run = sc_loop_direct_retpoline },
 	[C_SC_RP] = { .name = name_sc_rp,
 		      .run = sc_loop_static_call_retpoline },
+	[C_SCI_RP] = { .name = "static_call_inline, retpoline",
+		       .run = sc_loop_static_call_inline_retpoline },
 	[C_FNPTR_RP] = { .name = "fnptr, retpoline",
 			 .run = sc_loop_fnptr_retpoline },
 	[C_DIRECT_RT] = { .name = "direct call, rethunk",
 			  .run = sc_loop_direct_rethunk },
 	[C_SC_RT] = { .name = name_sc_rt,
 		      .run = sc_loop_static_call_rethunk },
+	[C_SCI_RT] = { .name = "static_call_inline, rethunk",
+		       .run = sc_loop_static_call_inline_rethunk },
 	[C_FNPTR_RPRT] = { .name = "fnptr, retpoline+rethunk",
 			   .run = sc_loop_fnptr_rethunk },
 	[C_LIBC] = { .name = "libc abs, direct (PLT)",
@@ -163,10 +169,11 @@ static struct bench_cand cands[C_COUNT] = {
 };
 
 static int (*const cand_prepare[C_COUNT])(void) = {
-	prepare_C_INLINE, prepare_C_DIRECT, prepare_C_SC, prepare_C_FNPTR,
-	prepare_C_DIRECT_RP, prepare_C_SC_RP, prepare_C_FNPTR_RP,
-	prepare_C_DIRECT_RT, prepare_C_SC_RT,
-	prepare_C_FNPTR_RPRT, prepare_C_LIBC, prepare_C_LIBC_SC,
+	prepare_C_INLINE, prepare_C_DIRECT, prepare_C_SC, prepare_C_SCI,
+	prepare_C_FNPTR, prepare_C_DIRECT_RP, prepare_C_SC_RP,
+	prepare_C_SCI_RP, prepare_C_FNPTR_RP, prepare_C_DIRECT_RT,
+	prepare_C_SC_RT, prepare_C_SCI_RT, prepare_C_FNPTR_RPRT,
+	prepare_C_LIBC, prepare_C_LIBC_SC,
 };
 
 static int present(int c)
@@ -267,6 +274,29 @@ static int check_tramp(const char *name, const void *tramp,
 		    &STATIC_CALL_KEY(name), (const void *)(want), #want)
 
 /*
+ * The static_call_inline() loop's call site: recorded, and calling the
+ * target directly (on x86-64; elsewhere there are no sites, and the loop
+ * makes the same call as the static_call() one).
+ */
+static int check_sites(const char *name, const struct static_call_key *key,
+		       const char *want_name)
+{
+	int direct = 0, n = ulsm_static_call_sites(key, &direct);
+
+	if (strcmp(ulsm_backend(), "generic") && (n < 1 || direct != n)) {
+		fprintf(stderr, "bench_static_call: %s: %d call site(s), %d "
+			"calling %s directly\n", name, n, direct, want_name);
+		return -EPROTO;
+	}
+	printf("  %-20s %d call site(s), %d calling %s directly\n", name, n,
+	       direct, want_name);
+	return 0;
+}
+
+#define CHECK_SITES(name, want)						\
+	check_sites(#name, &STATIC_CALL_KEY(name), #want)
+
+/*
  * Point the libc static call at libc's abs, then make sure every
  * trampoline measured jumps where it should. Taken here, in a PIE, abs's
  * address is libc's own (from the GOT), normally out of rel32 reach.
@@ -289,6 +319,12 @@ static int setup_calls(void)
 		ret = CHECK_TRAMP(sc_call_rethunk, sc_target_rethunk);
 	if (!ret)
 		ret = CHECK_TRAMP(sc_libc_call_plain, abs);
+	if (!ret)
+		ret = CHECK_SITES(sc_call_plain, sc_target_plain);
+	if (!ret && present(C_SCI_RP))
+		ret = CHECK_SITES(sc_call_retpoline, sc_target_retpoline);
+	if (!ret && present(C_SCI_RT))
+		ret = CHECK_SITES(sc_call_rethunk, sc_target_rethunk);
 	if (ret)
 		return ret;
 
@@ -535,6 +571,7 @@ static int write_json(const char *path, int quick, unsigned long iters,
 	fprintf(f, "\n  ],\n  \"ratios\": {");
 	first = 1;
 	json_ratio(f, "static_call_vs_direct", C_SC, C_DIRECT, &first);
+	json_ratio(f, "static_call_inline_vs_direct", C_SCI, C_DIRECT, &first);
 	json_ratio(f, "fnptr_vs_static_call", C_FNPTR, C_SC, &first);
 	json_ratio(f, "retpoline_static_call_vs_retpoline_direct", C_SC_RP,
 		   C_DIRECT_RP, &first);
@@ -553,11 +590,83 @@ static int write_json(const char *path, int quick, unsigned long iters,
 	return bench_close(f, "bench_static_call", path);
 }
 
+/*
+ * PREFIX-calls.dat: one row per candidate, "name median min x-direct";
+ * PREFIX.gp draws PREFIX.png: static keys (PREFIX-keys.dat, written by
+ * bench_static_key --plot PREFIX, when it is there) and static calls, ns
+ * per iteration, on a log scale (a retpoline and a return thunk cost 30
+ * times a direct call here).
+ */
+static int write_plot(const char *prefix, int quick)
+{
+	char path[4096], keys[4096], sub[512];
+	struct bench_machine m;
+	bool have_keys;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s-calls.dat", prefix);
+	f = fopen(path, "w");
+	if (!f)
+		goto fail;
+	fprintf(f, "# bench_static_call: ns per call (median, min), and x "
+		"direct\n");
+	for (int i = 0; i < C_COUNT; i++)
+		if (present(i))
+			fprintf(f, "\"%s\" %.4f %.4f %.4f\n", cands[i].name,
+				cands[i].median_ns, cands[i].min_ns,
+				ratio(i, C_DIRECT));
+	if (fclose(f))
+		goto fail;
+
+	snprintf(keys, sizeof(keys), "%s-keys.dat", prefix);
+	have_keys = !access(keys, R_OK);
+	bench_read_machine(&m);
+	bench_chart_subtitle(sub, sizeof(sub), &m, quick);
+	snprintf(path, sizeof(path), "%s.gp", prefix);
+	f = fopen(path, "w");
+	if (!f)
+		goto fail;
+	fprintf(f, "# Generated by bench_static_call; run: gnuplot %s.gp\n"
+		"set terminal pngcairo noenhanced size %d,620 font "
+		"'sans,11'\nset output '%s.png'\n", prefix,
+		have_keys ? 1500 : 1000, prefix);
+	fprintf(f, "set multiplot layout 1,%d title \"static keys and static "
+		"calls: ns per iteration (median, bars; min, points); back end "
+		"%s\\n%s\" font 'sans,13'\n", have_keys ? 2 : 1,
+		ulsm_backend(), sub);
+	fprintf(f, "set style data histograms\nset style histogram clustered "
+		"gap 1\nset style fill solid 0.8 border -1\nset grid ytics\n"
+		"set xtics rotate by -40 left\nset bmargin 13\nset rmargin 10\n"
+		"set ylabel 'ns per iteration'\nset key top left\n");
+	if (have_keys)
+		fprintf(f, "set title 'bench_static_key: a site next to a "
+			"branch on a flag'\nset yrange [0:*]\n"
+			"plot '%s' using 2:xtic(1) lc rgb '#2471a3' title "
+			"'median', '' using 0:3 with points pt 7 lc rgb "
+			"'#1b2631' title 'min'\n", keys);
+	fprintf(f, "set title 'bench_static_call: calls of the same "
+		"function (log scale)'\nset logscale y\nset yrange [0.3:*]\n"
+		"plot '%s-calls.dat' using 2:xtic(1) lc rgb '#b03a2e' title "
+		"'median', '' using 0:3 with points pt 7 lc rgb '#1b2631' "
+		"title 'min'\nunset multiplot\n", prefix);
+	if (fclose(f))
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "bench_static_call: %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench_static_call [--quick] [--json FILE]\n"
-		"  --quick      fewer and shorter rounds (about a second)\n"
-		"  --json FILE  also write the results to FILE as JSON\n");
+	fprintf(f, "usage: bench_static_call [--quick] [--json FILE] "
+		"[--plot PREFIX]\n"
+		"  --quick        fewer and shorter rounds (about a second)\n"
+		"  --json FILE    also write the results to FILE as JSON\n"
+		"  --plot PREFIX  write PREFIX-calls.dat and PREFIX.gp, which "
+		"draws PREFIX.png\n"
+		"                 with bench_static_key --plot PREFIX's "
+		"data when present\n");
 }
 
 int main(int argc, char **argv)
@@ -565,14 +674,14 @@ int main(int argc, char **argv)
 	static struct bench_cand run[C_COUNT];
 	static int run_role[C_COUNT];
 	struct update_cost in_reach = { 0 }, out_reach = { 0 };
-	const char *json = NULL;
+	const char *json = NULL, *plot = NULL;
 	size_t n = 0;
 	int quick = 0, slowest, ret;
 	unsigned long iters;
 	unsigned int rounds;
 	uint64_t target_ns;
 
-	ret = bench_options(argc, argv, usage, &quick, &json);
+	ret = bench_options(argc, argv, usage, &quick, &json, &plot);
 	if (ret >= 0)
 		return ret;
 
@@ -649,12 +758,19 @@ int main(int argc, char **argv)
 	print_ratio("static_call / direct call:", C_SC, C_DIRECT,
 		    ratio(C_SC, C_DIRECT) <= 1.3 ?
 		    "  within 1.3x" : "  NOT within 1.3x");
+	print_ratio("static_call_inline / direct call:", C_SCI, C_DIRECT,
+		    ratio(C_SCI, C_DIRECT) <= 1.05 ?
+		    "  within 1.05x" : "  NOT within 1.05x");
 	print_ratio("function pointer / static_call:", C_FNPTR, C_SC, "");
 	print_ratio("retpoline build: static_call / direct call:", C_SC_RP,
 		    C_DIRECT_RP, "");
+	print_ratio("retpoline build: static_call_inline / direct:",
+		    C_SCI_RP, C_DIRECT_RP, "");
 	print_ratio("retpoline build: fnptr / static_call:", C_FNPTR_RP,
 		    C_SC_RP, "");
 	print_ratio("rethunk build: static_call / direct call:", C_SC_RT,
+		    C_DIRECT_RT, "");
+	print_ratio("rethunk build: static_call_inline / direct:", C_SCI_RT,
 		    C_DIRECT_RT, "");
 	print_ratio("rethunk build: fnptr / static_call:", C_FNPTR_RPRT,
 		    C_SC_RT, "");
@@ -663,6 +779,8 @@ int main(int argc, char **argv)
 
 	if (json &&
 	    write_json(json, quick, iters, rounds, &in_reach, &out_reach))
+		return 1;
+	if (plot && write_plot(plot, quick))
 		return 1;
 	return 0;
 }

@@ -25,7 +25,7 @@
  * load itself (a cache miss when the flag is cold) and the flag's cache
  * line; this benchmark measures what is left when neither matters.
  *
- * Usage: bench_static_key [--quick] [--json FILE]
+ * Usage: bench_static_key [--quick] [--json FILE] [--plot PREFIX]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -348,16 +348,43 @@ static int write_json(const char *path, int quick, unsigned long iters,
 	return bench_close(f, "bench_static_key", path);
 }
 
+/*
+ * PREFIX-keys.dat: one row per candidate, "name median min" (ns per
+ * iteration), for the chart bench_static_call draws (PREFIX.gp).
+ */
+static int write_plot(const char *prefix)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s-keys.dat", prefix);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "bench_static_key: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# bench_static_key: ns per iteration (median, min)\n");
+	for (int i = 0; i < C_COUNT; i++)
+		fprintf(f, "\"%s\" %.4f %.4f\n", cands[i].name,
+			cands[i].median_ns, cands[i].min_ns);
+	return bench_close(f, "bench_static_key", path);
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench_static_key [--quick] [--json FILE]\n"
-		"  --quick      fewer and shorter rounds (about a second)\n"
-		"  --json FILE  also write the results to FILE as JSON\n");
+	fprintf(f, "usage: bench_static_key [--quick] [--json FILE] "
+		"[--plot PREFIX]\n"
+		"  --quick        fewer and shorter rounds (about a second)\n"
+		"  --json FILE    also write the results to FILE as JSON\n"
+		"  --plot PREFIX  write PREFIX-keys.dat, for the chart of "
+		"bench_static_call\n"
+		"                 --plot PREFIX\n");
 }
 
 int main(int argc, char **argv)
 {
-	const char *json = NULL;
+	const char *json = NULL, *plot = NULL;
 	int quick = 0;
 	struct ulsm_stats total;
 	struct flip_cost fc = { 0 };
@@ -366,7 +393,7 @@ int main(int argc, char **argv)
 	uint64_t target_ns;
 	int ret;
 
-	ret = bench_options(argc, argv, usage, &quick, &json);
+	ret = bench_options(argc, argv, usage, &quick, &json, &plot);
 	if (ret >= 0)
 		return ret;
 
@@ -445,6 +472,8 @@ int main(int argc, char **argv)
 	       total.core_syncs, total.sites_patched);
 
 	if (json && write_json(json, quick, iters, rounds, &fc))
+		return 1;
+	if (plot && write_plot(plot))
 		return 1;
 	return 0;
 }

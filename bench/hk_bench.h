@@ -10,8 +10,10 @@
  *             entry (hk_base.c)
  *   limit     hard-coded chains of direct calls (hk_limit.c): what no
  *             dispatch mechanism can beat
- *   ulsm      call_int_hook / call_void_hook of <ulsm/lsm_hooks.h>: per slot
- *             a static key and a static call (hk_ulsm.c)
+ *   ulsm      the hook's entry of <ulsm/lsm_hooks.h>, patched to call the
+ *             modules' callbacks (hk_ulsm.c), as the security_* function
+ *             itself (DEFINE_LSM_HOOK_ENTRY), and as a C function around
+ *             call_int_hook / call_void_hook (ulsm_c)
  *
  * The question is how they fare under mitigations, and compiler flags are
  * per translation unit, so every source below is compiled once per variant
@@ -125,6 +127,8 @@ struct hk_variant {
 	void (*base_void)(unsigned long n);
 	void (*ulsm_int)(unsigned long n);
 	void (*ulsm_void)(unsigned long n);
+	void (*ulsm_c_int)(unsigned long n);
+	void (*ulsm_c_void)(unsigned long n);
 	void (*limit_int[HK_NCOUNTS])(unsigned long n);
 	void (*limit_void[HK_NCOUNTS])(unsigned long n);
 	int (*base_set)(unsigned int k);	/* m0 .. m(k-1) on the lists */
@@ -148,6 +152,8 @@ struct hk_variant {
 	void HK_SYM(sec_base_void, v)(int x);				\
 	int HK_SYM(sec_ulsm_int, v)(int mask);				\
 	void HK_SYM(sec_ulsm_void, v)(int x);				\
+	int HK_SYM(sec_ulsm_c_int, v)(int mask);			\
+	void HK_SYM(sec_ulsm_c_void, v)(int x);				\
 	int HK_SYM(ulsm_upd_all, v)(int x);				\
 	int HK_SYM(base_set, v)(unsigned int k);			\
 	int HK_SYM(base_add_u, v)(int u);				\

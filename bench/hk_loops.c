@@ -54,6 +54,8 @@ HK_INT_LOOP(base_int, HK_SYM(sec_base_int, VARIANT))
 HK_VOID_LOOP(base_void, HK_SYM(sec_base_void, VARIANT))
 HK_INT_LOOP(ulsm_int, HK_SYM(sec_ulsm_int, VARIANT))
 HK_VOID_LOOP(ulsm_void, HK_SYM(sec_ulsm_void, VARIANT))
+HK_INT_LOOP(ulsm_c_int, HK_SYM(sec_ulsm_c_int, VARIANT))
+HK_VOID_LOOP(ulsm_c_void, HK_SYM(sec_ulsm_c_void, VARIANT))
 HK_LIMIT_LOOPS(0)
 HK_LIMIT_LOOPS(1)
 HK_LIMIT_LOOPS(2)
@@ -73,6 +75,8 @@ const struct hk_variant HK_SYM(variant, VARIANT) = {
 	.base_void = HK_SYM(loop_base_void, VARIANT),
 	.ulsm_int = HK_SYM(loop_ulsm_int, VARIANT),
 	.ulsm_void = HK_SYM(loop_ulsm_void, VARIANT),
+	.ulsm_c_int = HK_SYM(loop_ulsm_c_int, VARIANT),
+	.ulsm_c_void = HK_SYM(loop_ulsm_c_void, VARIANT),
 	.limit_int = {
 		HK_L(int, 0), HK_L(int, 1), HK_L(int, 2), HK_L(int, 3),
 		HK_LK(int, HK_MAX),

@@ -1,20 +1,42 @@
 // SPDX-License-Identifier: MIT
 /*
  * ulsm's dispatch in bench_hooks, compiled once per variant (hk_bench.h):
- * the variant's hook set (tables, keys, trampolines) and the functions
- * that dispatch its hooks with call_int_hook and call_void_hook, the
- * security.c of this implementation.
+ * the variant's hook set (tables, keys, trampolines, the hooks' entries)
+ * and the functions that dispatch its hooks, the security.c of this
+ * implementation.
  *
- * Per slot, call_int_hook compiles to two 5-byte sites: the tail key (a
- * jmp out of the walk while this slot and all after it are empty, else a
- * NOP) and the slot key (a NOP while the slot is used, else a jmp over
- * it), then a direct call, patched from the slot's trampoline to the
- * module's callback. No indirect branch anywhere, so retpolines have
- * nothing to do here: objdump -d shows it.
+ * Each timed hook is dispatched two ways:
+ *
+ *   ulsm     the security_* function is the hook's entry itself
+ *            (DEFINE_LSM_HOOK_ENTRY): its code is the entry's, patched
+ *            to the modules' callbacks (<ulsm/arch/x86_64.h> shows it);
+ *   ulsm_c   the security_* function is C around call_int_hook /
+ *            call_void_hook, as the kernel writes them: the compiler
+ *            makes it one jmp to the same entry.
+ *
+ * On a back end without entries both are the C function, dispatching
+ * with the unrolled walk. No indirect branch in either on x86-64: objdump
+ * -d shows it. The rethunk variant's set returns through the return
+ * thunk, as the variant's compiled code does (ULSM_RETURN_THUNK, set by
+ * the Makefile).
  */
 #define ULSM_LSM_DEFINE
 #include "hk_set.h"
 
+hk_fn int HK_SYM(sec_ulsm_c_int, VARIANT)(int mask)
+{
+	return call_int_hook(file_permission, mask);
+}
+
+hk_fn void HK_SYM(sec_ulsm_c_void, VARIANT)(int x)
+{
+	call_void_hook(file_free_security, x);
+}
+
+#ifdef ULSM_LSM_HAS_ENTRIES
+DEFINE_LSM_HOOK_ENTRY(HK_SYM(sec_ulsm_int, VARIANT), file_permission);
+DEFINE_LSM_HOOK_ENTRY(HK_SYM(sec_ulsm_void, VARIANT), file_free_security);
+#else
 hk_fn int HK_SYM(sec_ulsm_int, VARIANT)(int mask)
 {
 	return call_int_hook(file_permission, mask);
@@ -24,6 +46,7 @@ hk_fn void HK_SYM(sec_ulsm_void, VARIANT)(int x)
 {
 	call_void_hook(file_free_security, x);
 }
+#endif
 
 /*
  * Every upd_* hook once: what the threads of the update-cost test run

@@ -54,6 +54,7 @@
 	void SC_SYM(loop_inline, v)(unsigned long n);			\
 	void SC_SYM(loop_direct, v)(unsigned long n);			\
 	void SC_SYM(loop_static_call, v)(unsigned long n);		\
+	void SC_SYM(loop_static_call_inline, v)(unsigned long n);	\
 	void SC_SYM(loop_fnptr, v)(unsigned long n);			\
 	void SC_SYM(loop_libc, v)(unsigned long n);			\
 	void SC_SYM(loop_libc_static_call, v)(unsigned long n)

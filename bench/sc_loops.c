@@ -40,22 +40,33 @@ extern int sc_libc_abs(int x) __asm__("abs");
 #define bench_loop	__attribute__((noinline, aligned(64))) SC_NO_BUILTIN_ABS
 
 /*
- * The empty asm is the static-key benchmark's, for the same reason: it
- * keeps the inlined baseline from being vectorised into something that is
- * no longer one abs per iteration. The other loops carry it too, so that
- * the baseline is the same loop minus the call.
+ * The first empty asm is the static-key benchmark's, for the same reason:
+ * it keeps the inlined baseline from being vectorised into something that
+ * is no longer one abs per iteration. The other loops carry it too, so
+ * that the baseline is the same loop minus the call. The second, right
+ * after the call, is what static_call_inline() has there (the asm label
+ * of its site): every loop gets it, so that the compiler schedules the
+ * loop's other instructions around the call alike in all of them.
  */
-#define SC_LOOP(how, fn)						\
+#define SC_LOOP_CALL(how, CALL)						\
 bench_loop void SC_SYM(loop_##how, VARIANT)(unsigned long n)		\
 {									\
 	unsigned long sum = 0;						\
 									\
 	for (unsigned long i = 0; i < n; i++) {				\
+		int r;							\
+									\
 		__asm__ volatile("");					\
-		sum += (unsigned long)(fn)(sc_arg(i));			\
+		r = CALL(sc_arg(i));					\
+		__asm__ volatile("");					\
+		sum += (unsigned long)r;				\
 	}								\
 	sc_sum = sum;							\
 }
+#define SC_LOOP(how, fn)	SC_LOOP_CALL(how, (fn))
+
+/* static_call_inline(): the call site itself is recorded and patched. */
+#define SC_INLINE_SITE(x)	static_call_inline(SC_SYM(call, VARIANT), x)
 
 /*
  * The function pointer is read with a relaxed atomic load: re-read on every
@@ -69,6 +80,7 @@ bench_loop void SC_SYM(loop_##how, VARIANT)(unsigned long n)		\
 SC_LOOP(inline, sc_abs)
 SC_LOOP(direct, SC_SYM(target, VARIANT))
 SC_LOOP(static_call, static_call(SC_SYM(call, VARIANT)))
+SC_LOOP_CALL(static_call_inline, SC_INLINE_SITE)
 SC_LOOP(fnptr, SC_FNPTR)
 SC_LOOP(libc, sc_libc_abs)
 SC_LOOP(libc_static_call, static_call(SC_SYM(libc_call, VARIANT)))

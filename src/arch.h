@@ -109,6 +109,55 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site);
 int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out);
 bool arch_calls_patchable(void);
 
+/*
+ * Hook entries (docs/hook-framework.md, "Dispatch"). A back end that has
+ * them defines, in its public header (include/ulsm/arch/<arch>.h),
+ * ULSM__ARCH_HAS_HOOK_ENTRY and ULSM__ARCH_HOOK_ENTRY(...), which emits
+ * one hook's entry: a global function that, with every site as compiled,
+ * returns DEFAULT; its map (struct ulsm_hook_entry.map, the layout of
+ * ULSM_HOOK_MAP_* in <ulsm/lsm.h>); and one ulsm_call_sites record per
+ * site, { site - ., (address of a pointer to the hook's descriptor, plus
+ * 1) - . }. The sites, each one instruction the core can replace whole
+ * (x86: 5 bytes; aarch64: one aligned word):
+ *
+ *   R     compiled as a return (arch_encode_return); becomes a jump to a
+ *         callback (arch_encode_branch, the only slot on) or a NOP (more)
+ *   X<i>  compiled as a jump to N<i>; becomes a NOP (fall into the slot's
+ *         call) or a jump to a callback (the tail call of the last slot)
+ *   C<i>  compiled as a call of I<i>; becomes a call of a callback
+ *         (arch_encode_call, or arch_encode_call_via under a shadow stack)
+ *
+ * and, not patched: the DEFAULT set before R, so a walk that calls nobody
+ * returns it; after C<i>, the arguments restored (kept on the stack across
+ * the call) and, for int hooks, the result compared with DEFAULT (the
+ * entry returns it if it differs); I<i>, which tail-calls slot i's key's
+ * func, or returns DEFAULT when it is NULL (targets out of reach of a
+ * direct call or jump go there); M<i>, which calls I<i> and jumps to the
+ * instruction after C<i> (the emulation of C<i> under a shadow stack).
+ * Whatever a thread sees of a change, old and new sites mixed, it must
+ * run a valid walk: the forms above are what guarantees that
+ * (src/lsm_dispatch.c says why), so a back end keeps them.
+ *
+ * The sites take two forms of the contract besides the branch forms above
+ * (a NOP, or a jump: to skip a slot, or as the tail call of the last one):
+ *
+ * arch_encode_return: a return, at the site @site that a hook's entry
+ * reserves for it (x86: 5 bytes): "ret" padded with breakpoints, resuming
+ * at an out-of-line ret (so a shadow stack stays in step); or, when
+ * @thunk is not 0, a jump to @thunk (the return thunk of
+ * -mfunction-return=thunk), resuming there. Return 0 or -ERANGE.
+ *
+ * arch_encode_call_via: a direct call at @site to @target, like
+ * arch_encode_call, but whose emulation mid-patch continues at @stub
+ * instead of writing a return address by hand: @stub is code that makes
+ * an equivalent call and then continues right after the site (the entry's
+ * M stub, "call <slot's indirect stub>; jmp site + len"). For processes
+ * with a shadow stack. Return 0 or -ERANGE.
+ */
+int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out);
+int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
+			 struct ulsm_insn *out);
+
 /* Execute a core-serialising instruction on the calling CPU. */
 void arch_serialize(void);
 

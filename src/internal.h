@@ -135,6 +135,11 @@ enum ulsm_site_kind {
 	ULSM_SITE_TRAMP,		/* a trampoline; key: static_call_key */
 	ULSM_SITE_CALL,			/* a call site; key: static_call_key,
 					   target: its trampoline */
+	ULSM_SITE_HOOK,			/* a site of a hook's entry
+					   (src/lsm_dispatch.c); key: its
+					   slot's static_call_key, or the
+					   struct ulsm_hook_entry; target: the
+					   struct ulsm_hook_entry */
 };
 
 struct ulsm_site {
@@ -145,6 +150,7 @@ struct ulsm_site {
 	uint8_t kind;
 	uint8_t branch;			/* the kernel's branch bit */
 	uint8_t dead;			/* removed without a new snapshot */
+	uint8_t role;			/* hook sites: which (lsm_dispatch.c) */
 };
 
 /*
@@ -192,6 +198,42 @@ int ulsm_key_queue(struct static_key *key, bool from, bool to,
  */
 int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
 		    struct ulsm_batch *b, bool *func_first);
+
+/*
+ * The same without the sites of hook entries, which the hook framework
+ * queues itself when it fills slots (src/lsm_slots.c).
+ */
+int ulsm_call_queue_no_hooks(struct static_call_key *key, uintptr_t tramp,
+			     void *func, struct ulsm_batch *b,
+			     bool *func_first);
+
+/* --- hook entries (src/lsm_dispatch.c) --------------------------------- */
+
+struct ulsm_hook_entry;
+
+/*
+ * Register the entry site at @addr of hook entry @e into @s (a record of
+ * the object's "ulsm_call_sites" table whose key reference is @e, tagged):
+ * check that it holds what the entry was compiled with, and queue in @b
+ * the instruction the hook's slots ask for now. Caller holds the patch
+ * lock. Return 0 (@s filled), 1 (refused, reported; @s unused), or a
+ * negative errno.
+ */
+int ulsm_hook_site_collect(const struct ulsm_hook_entry *e, uintptr_t addr,
+			   const void *owner, struct ulsm_site *s,
+			   struct ulsm_batch *b);
+
+/*
+ * A slot's target changes from @from to @to (static_call_update of a slot
+ * key): queue hook site @s if its instruction changes. Caller holds the
+ * patch lock.
+ */
+int ulsm_hook_site_retarget(const struct ulsm_site *s, const void *from,
+			    const void *to, struct ulsm_batch *b);
+
+/* Whether hook site @s is a slot's call, and calls @func directly now. */
+bool ulsm_hook_site_is_call(const struct ulsm_site *s);
+bool ulsm_hook_site_calls(const struct ulsm_site *s, const void *func);
 
 /* --- static calls (src/static_call.c) ---------------------------------- */
 

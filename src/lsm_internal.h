@@ -11,6 +11,7 @@
  *   src/lsm_order.c   registration, module order, ulsm_lsm_init()
  *   src/lsm_blobs.c   blob sizes and blob allocation
  *   src/lsm_slots.c   the slot plan and filling slots with a module's hooks
+ *   src/lsm_dispatch.c the hooks' entries: their sites, derived from the slots
  *   src/lsm_seal.c    sealing, the opt-in to toggling before it, and the
  *                     keys the public update API must leave alone
  *   src/lsm_toggle.c  turning one module's slots off and on
@@ -94,23 +95,39 @@ int ulsm_lsm_check_update(const void *key);
 
 /*
  * A change to a set's slots, planned before it is queued: @on holds every
- * slot's key as it will be after the batch, @tail every tail key. Tail key
- * i of a hook is on while slots i and after of that hook are all off
- * (<ulsm/lsm_hooks.h>): the dispatch ends there with one jmp.
+ * slot's key as it will be after the batch, @tail every tail key, and @fn
+ * the slots' new targets (NULL: unchanged). Tail key i of a hook is on
+ * while slots i and after of that hook are all off: the unrolled C walk
+ * (<ulsm/lsm_hooks.h>) ends there with one jmp. A hook with an entry has
+ * its entry's sites derived from @on and the targets (src/lsm_dispatch.c).
  *
- * begin, set @on, take the patch lock, queue, apply the batch, commit if
- * it applied, release the patch lock, end.
+ * begin, set @on (and @fn), take the patch lock, queue, apply the batch,
+ * commit if it applied, release the patch lock, end.
  */
 struct slot_plan {
 	struct ulsm_hook_set *set;
 	size_t n;
 	bool *on;
 	bool *tail;
+	void **fn;
 };
 
 int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set);
 int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_batch *b);
 void ulsm_lsm_plan_commit(const struct slot_plan *p);
 void ulsm_lsm_plan_end(struct slot_plan *p);
+
+/* --- hook entries (src/lsm_dispatch.c) ------------------------------- */
+
+/*
+ * Queue the sites of every hook entry whose slots or targets the plan
+ * changes (ulsm_lsm_plan_queue calls it). -EILSEQ if such an entry had a
+ * site refused at registration.
+ */
+int ulsm_lsm_plan_queue_entries(const struct slot_plan *p,
+				struct ulsm_batch *b);
+
+/* Test hook: emulate entry calls mid-patch through the entry's stubs. */
+extern bool ulsm_test_hook_call_stubs;
 
 #endif /* ULSM_SRC_LSM_INTERNAL_H */

@@ -40,6 +40,7 @@ int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 {
 	p->set = set;
 	p->n = set->nhooks * set->slots;
+	p->fn = NULL;
 	p->on = ulsm_calloc(2 * p->n + 1, sizeof(*p->on));
 	if (!p->on)
 		return -ENOMEM;
@@ -52,7 +53,9 @@ int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 void ulsm_lsm_plan_end(struct slot_plan *p)
 {
 	ulsm_free(p->on);
+	ulsm_free(p->fn);
 	p->on = p->tail = NULL;
+	p->fn = NULL;
 }
 
 static size_t plan_index(const struct slot_plan *p,
@@ -63,7 +66,8 @@ static size_t plan_index(const struct slot_plan *p,
 
 /*
  * Queue every key the plan moves: the slot keys whose state changes, then
- * the tail keys that follow from the new slot states.
+ * the tail keys that follow from the new slot states; then the sites of
+ * the hooks' entries.
  */
 int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_batch *b)
 {
@@ -89,6 +93,8 @@ int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_batch *b)
 				ret = ulsm_key_queue(k, !empty, empty, b);
 		}
 	}
+	if (!ret)
+		ret = ulsm_lsm_plan_queue_entries(p, b);
 	return ret;
 }
 
@@ -103,36 +109,45 @@ void ulsm_lsm_plan_commit(const struct slot_plan *p)
 	}
 }
 
-/* Fill @n planned slots in one batch: static calls, then the keys. */
+/*
+ * Fill @n planned slots in one batch: static calls, then the keys and the
+ * hooks' entries. The targets are stored before the batch: the trampolines'
+ * indirect form jumps through them, and so do the entries' stubs (an entry
+ * that reaches a new slot mid-batch, or a callback out of rel32 reach).
+ */
 static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 		      void **fn, int n)
 {
 	struct ulsm_batch b = ULSM_BATCH_INIT;
 	struct slot_plan plan;
-	bool *first = ulsm_calloc((size_t)n + 1, sizeof(*first));
+	bool first;
 	int ret;
 
-	if (!first || ulsm_lsm_plan_begin(&plan, set)) {
-		ulsm_free(first);
+	if (ulsm_lsm_plan_begin(&plan, set))
+		return -ENOMEM;
+	plan.fn = ulsm_calloc(plan.n + 1, sizeof(*plan.fn));
+	if (!plan.fn) {
+		ulsm_lsm_plan_end(&plan);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		plan.on[plan_index(&plan, slot[i])] = true;
+		plan.fn[plan_index(&plan, slot[i])] = fn[i];
+	}
 	ret = ulsm_update_lock();
 	if (ret)
 		goto out;
 	for (int i = 0; i < n && !ret; i++)
 		if (arch_protocol != ULSM_PROTO_NONE)
-			ret = ulsm_call_queue(slot[i]->key,
-					      (uintptr_t)slot[i]->trampoline,
-					      fn[i], &b, &first[i]);
+			ret = ulsm_call_queue_no_hooks(slot[i]->key,
+					(uintptr_t)slot[i]->trampoline,
+					fn[i], &b, &first);
 	if (!ret)
 		ret = ulsm_lsm_plan_queue(&plan, &b);
 	if (!ret) {
 		for (int i = 0; i < n; i++)
-			if (first[i] || arch_protocol == ULSM_PROTO_NONE)
-				__atomic_store_n(&slot[i]->key->func, fn[i],
-						 __ATOMIC_RELEASE);
+			__atomic_store_n(&slot[i]->key->func, fn[i],
+					 __ATOMIC_RELEASE);
 		ret = ulsm_batch_apply(&b);
 		for (int i = 0; i < n; i++)
 			__atomic_store_n(&slot[i]->key->func, ret ? NULL : fn[i],
@@ -144,7 +159,6 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 out:
 	ulsm_batch_free(&b);
 	ulsm_lsm_plan_end(&plan);
-	ulsm_free(first);
 	return ret;
 }
 

@@ -178,10 +178,25 @@ int ulsm_call_sites_collect(const struct ulsm_call_site *start,
 		const void *const *kref = (const void *const *)ulsm_rel(&e->kref);
 		uintptr_t label = ulsm_rel(&e->ret), site = 0;
 		struct static_call_key *key = (void *)(uintptr_t)*kref;
-		uintptr_t tramp = key ? tramp_of(key, &fresh) : 0;
+		uintptr_t tramp;
 		struct ulsm_site *s = &sites[*n];
 		struct ulsm_insn cur, want;
 
+		if ((uintptr_t)key & 1) {
+			/*
+			 * A site of a hook's entry: the reference is to the
+			 * struct ulsm_hook_entry, tagged, and @ret is the site
+			 * itself (<ulsm/arch/x86_64.h>).
+			 */
+			ret = ulsm_hook_site_collect((const void *)
+						     ((uintptr_t)key - 1), label,
+						     owner, s, b);
+			if (!ret)
+				(*n)++;
+			ret = ret > 0 ? 0 : ret;
+			continue;
+		}
+		tramp = key ? tramp_of(key, &fresh) : 0;
 		if (!patchable || !tramp ||
 		    arch_find_call(label, tramp, &site)) {
 			/* It keeps calling what it was compiled to call. */
@@ -214,6 +229,7 @@ int ulsm_call_sites_collect(const struct ulsm_call_site *start,
 struct sites_arg {
 	const void *from, *to;
 	struct ulsm_batch *b;
+	bool hooks;
 };
 
 static int queue_site(const struct ulsm_site *s, void *arg)
@@ -222,6 +238,8 @@ static int queue_site(const struct ulsm_site *s, void *arg)
 	struct ulsm_insn old, new;
 	int ret;
 
+	if (s->kind == ULSM_SITE_HOOK && a->hooks)
+		return ulsm_hook_site_retarget(s, a->from, a->to, a->b);
 	if (s->kind != ULSM_SITE_CALL)
 		return 0;
 	ret = site_insn(s, a->from, &old);
@@ -232,8 +250,15 @@ static int queue_site(const struct ulsm_site *s, void *arg)
 	return ret;
 }
 
-int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
-		    struct ulsm_batch *b, bool *func_first)
+static int has_hook_site(const struct ulsm_site *s, void *arg)
+{
+	(void)arg;
+	return s->kind == ULSM_SITE_HOOK;
+}
+
+static int call_queue(struct static_call_key *key, uintptr_t tramp,
+		      void *func, struct ulsm_batch *b, bool *func_first,
+		      bool hooks)
 {
 	const struct ulsm_site *site = ulsm_registry_find(tramp);
 	struct ulsm_insn old, new, cur;
@@ -270,10 +295,29 @@ int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
 		if (ret)
 			return ret;
 	}
+	/*
+	 * Hook entries call through the key when they emulate a call
+	 * mid-patch, or reach a target out of rel32 reach: store first.
+	 */
+	if (hooks && ulsm_registry_for_key(key, has_hook_site, NULL))
+		*func_first = true;
 	/* The call sites, in the same batch (their own checks in step 0). */
-	struct sites_arg arg = { key->func, func, b };
+	struct sites_arg arg = { key->func, func, b, hooks };
 
 	return ulsm_registry_for_key(key, queue_site, &arg);
+}
+
+int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
+		    struct ulsm_batch *b, bool *func_first)
+{
+	return call_queue(key, tramp, func, b, func_first, true);
+}
+
+int ulsm_call_queue_no_hooks(struct static_call_key *key, uintptr_t tramp,
+			     void *func, struct ulsm_batch *b,
+			     bool *func_first)
+{
+	return call_queue(key, tramp, func, b, func_first, false);
 }
 
 static int update_locked(struct static_call_key *key, uintptr_t tramp,
@@ -357,6 +401,11 @@ static int count_site(const struct ulsm_site *s, void *arg)
 	struct count_arg *a = arg;
 	uintptr_t callee;
 
+	if (ulsm_hook_site_is_call(s)) {
+		a->sites++;
+		a->direct += ulsm_hook_site_calls(s, a->key->func);
+		return 0;
+	}
 	if (s->kind != ULSM_SITE_CALL)
 		return 0;
 	a->sites++;

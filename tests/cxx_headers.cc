@@ -63,6 +63,8 @@ int main()
 	check(static_call(cxx_call)(2) == 4, "static_call from C++");
 	check(static_call_update(cxx_call, thrice) == 0, "static_call_update from C++");
 	check(static_call(cxx_call)(2) == 6, "the new target");
+	check(static_call_inline(cxx_call, 2) == 6,
+	      "static_call_inline from C++ (through the trampoline)");
 	check(cxxnet_nhooks == 2, "a hook set's declarations compile in C++");
 	std::printf("1..%d\n", checks);
 	return failed != 0;

@@ -132,6 +132,67 @@ int main(void)
 	is_int(call_int_hook(noargs), 0, "a hook without arguments");
 	ok(!strcmp(tl_trace, "capa:noargs alpha:noargs beta:noargs"), "  %s", tl_trace);
 
+	/* Other return types and defaults (each entry encodes its own). */
+	tl_trace_reset();
+	ok(call_int_hook(long_result, 1L) == -EOPNOTSUPP &&
+	   !strcmp(tl_trace, "capa:long_result alpha:long_result beta:long_result"),
+	   "long hook, default -EOPNOTSUPP: all ran, default (%s)", tl_trace);
+	RET(M_ALPHA, long_result) = -2;
+	tl_trace_reset();
+	ok(call_int_hook(long_result, 1L) == -2L &&
+	   !strcmp(tl_trace, "capa:long_result alpha:long_result"),
+	   "  alpha returns -2: stop there (%s)", tl_trace);
+	tl_trace_reset();
+	ok(call_int_hook(big_default, 1) == 4294967296ULL &&
+	   !strcmp(tl_trace, "capa:big_default alpha:big_default beta:big_default"),
+	   "uint64_t hook, default 2^32: all ran, default (%s)", tl_trace);
+	RET(M_BETA, big_default) = 9;
+	ok(call_int_hook(big_default, 1) == 9, "  beta returns 9: 9");
+	RET(M_CAPA, big_default) = -1;
+	tl_trace_reset();
+	ok(call_int_hook(big_default, 1) == ~0ULL &&
+	   !strcmp(tl_trace, "capa:big_default"),
+	   "  capa returns 2^64 - 1: stop at capa (%s)", tl_trace);
+	ok(call_int_hook(all_ones, 1) == 4294967295U,
+	   "unsigned hook, default 2^32 - 1: default");
+	RET(M_ALPHA, all_ones) = 5;
+	ok(call_int_hook(all_ones, 1) == 5, "  alpha returns 5: 5");
+	tl_trace_reset();
+	ok(call_int_hook(yes_default, 1) == true &&
+	   !strcmp(tl_trace, "capa:yes_default alpha:yes_default beta:yes_default"),
+	   "bool hook, default true: all ran, true (%s)", tl_trace);
+	RET(M_ALPHA, yes_default) = 1;
+	tl_trace_reset();
+	ok(call_int_hook(yes_default, 1) == false &&
+	   !strcmp(tl_trace, "capa:yes_default alpha:yes_default"),
+	   "  alpha says false: stop there (%s)", tl_trace);
+
+	/* Hooks the unrolled C walk dispatches: the same rules. */
+	ok(!tl_lsm_has_entry_seven_args && !tl_lsm_has_entry_scaled,
+	   "seven parameters, or a double: no entry, the C walk");
+#ifdef ULSM_LSM_HAS_ENTRIES
+	ok(tl_lsm_has_entry_file_open && tl_lsm_has_entry_noargs,
+	   "the other hooks have entries");
+#else
+	ok(!tl_lsm_has_entry_file_open, "no entries on this back end");
+#endif
+	tl_trace_reset();
+	is_int(call_int_hook(seven_args, 1, 2, 3, 4, 5, 6, 7), 0,
+	       "seven_args: default");
+	ok(!strcmp(tl_trace, "capa:seven_args alpha:seven_args beta:seven_args"),
+	   "  all ran: %s", tl_trace);
+	RET(M_ALPHA, seven_args) = 3;
+	tl_trace_reset();
+	is_int(call_int_hook(seven_args, 1, 2, 3, 4, 5, 6, 7), 3,
+	       "  alpha returns 3: 3");
+	ok(!strcmp(tl_trace, "capa:seven_args alpha:seven_args"),
+	   "  and beta did not run: %s", tl_trace);
+	RET(M_BETA, scaled) = 4;
+	tl_trace_reset();
+	is_int(call_int_hook(scaled, 0.5), 4, "scaled (double): beta returns 4");
+	ok(!strcmp(tl_trace, "capa:scaled alpha:scaled beta:scaled"),
+	   "  after capa and alpha: %s", tl_trace);
+
 	/* call_void_hook: every slot, in order. */
 	tl_trace_reset();
 	call_void_hook(trace, 42);

@@ -63,6 +63,19 @@ static void write_slot_call(void)
 	tl_lsm_sealed.calls.file_open[0].func = NULL;
 }
 
+/* The hook's entry's descriptor: where its sites are, its DEFAULT. */
+static void write_entry(void)
+{
+	tl_lsm_sealed.entry[tl_hook_idx_file_open].def = 1;
+}
+
+/*
+ * A module registered into a sealed set: refused before anything changes,
+ * the hook's entry included (its code is text, written by the engine only).
+ */
+static const struct lsm_id late_id = { "late", 999 };
+static struct tl_hook_list late_hooks[1];
+
 static void write_slot_key(void)
 {
 	tl_lsm_keys.k.file_open[0].key.enabled = 0;
@@ -111,6 +124,12 @@ int main(void)
 
 	ok(dies_of_segv(write_table), "a write to the hook table faults");
 	ok(dies_of_segv(write_slot_call), "a write to a slot's static call faults");
+	ok(dies_of_segv(write_entry), "a write to a hook entry's descriptor faults");
+	late_hooks[0] = (struct tl_hook_list)LSM_HOOK_INIT(file_open,
+		(int (*)(struct t_file *))(uintptr_t)tl_lsm_sealed.calls.file_open[0].func);
+	is_int(security_add_hooks(late_hooks, 1, &late_id), -EPERM,
+	       "registering into the sealed set: -EPERM, the entry unchanged");
+	is_int(call_int_hook(file_open, &f), -EACCES, "  dispatch unchanged");
 	ok(dies_of_segv(write_slot_key), "a write to a slot key faults");
 	/* Through the API: refused before any write (t_lsm_seal_api.c). */
 	is_int(static_branch_disable(&tl_lsm_keys.k.file_open[0]), -EPERM,

@@ -112,6 +112,44 @@ struct security_hook_list {
 
 struct ulsm_hook_set;
 
+/*
+ * A hook's entry: the function that dispatches the hook (call_int_hook and
+ * call_void_hook call it), emitted as assembly by <ulsm/lsm_hooks.h> in the
+ * set's defining unit on back ends that have one (x86-64), and patched by
+ * the library as the hook's slots change (docs/hook-framework.md,
+ * "Dispatch"). One per hook, in the set's sealed pages.
+ * @set:      the set
+ * @map:      NULL if the hook has no entry (dispatched by the unrolled C
+ *            walk); else where the entry's sites and stubs are, as offsets
+ *            each relative to its own element (ULSM_HOOK_MAP_*)
+ * @hook:     the hook's index in the set
+ * @ret_size: 0 for a void hook, else sizeof the return type
+ * @def:      the hook's DEFAULT, converted to its return type
+ */
+struct ulsm_hook_entry {
+	struct ulsm_hook_set *set;
+	const int32_t *map;
+	unsigned int hook;
+	int ret_size;
+	long long def;
+};
+
+/*
+ * The map of an entry: the return site (the first instruction after the
+ * entry's constant prologue), the return thunk the entry returns through
+ * (0: a plain return), then per slot i the slot's switch site X, its call
+ * site C, the end of the slot N (where X skips to), the slot's indirect
+ * stub I (calls through the slot's key, or returns DEFAULT for NULL) and
+ * the emulation stub M (makes the call of C through I, then continues after
+ * C). Internal to the library and the arch headers.
+ */
+#define ULSM_HOOK_MAP_RET	0
+#define ULSM_HOOK_MAP_THUNK	1
+#define ULSM_HOOK_MAP_SLOT	2	/* slot i's five start at 2 + 5 * i */
+#define ULSM_HOOK_MAP_PER_SLOT	5
+enum { ULSM_HOOK_MAP_X, ULSM_HOOK_MAP_C, ULSM_HOOK_MAP_N, ULSM_HOOK_MAP_I,
+       ULSM_HOOK_MAP_M };
+
 /* The kernel's struct lsm_info, plus the set it belongs to. */
 struct lsm_info {
 	const char *name;
@@ -141,6 +179,7 @@ struct ulsm_hook_set {
 	struct static_key_true *tails;	/* nhooks * slots, hook-major */
 	const char *builtin_order;	/* NULL: every module, as defined */
 	struct ulsm_lsm_state *state;	/* private */
+	const struct ulsm_hook_entry *entries;	/* nhooks; NULL: no entries */
 };
 
 /**

@@ -18,7 +18,8 @@
  *
  * Exactly one translation unit also defines ULSM_LSM_DEFINE (and may
  * define ULSM_LSM_BUILTIN_ORDER "a,b,c") before including it: that one
- * holds the tables, keys and trampolines. The names it creates, for set S:
+ * holds the tables, keys, trampolines and the hooks' entries (below); it
+ * must be C. The names it creates, for set S:
  *
  *	union S_list_options	one member per hook, the callback's type
  *	struct S_hook_list	what LSM_HOOK_INIT(NAME, callback) fills
@@ -33,14 +34,28 @@
  *	lsm_for_each_hook(scall, getselfattr)	// your own rule
  *		lsm_hook_fn(scall, getselfattr)(...);
  *
- * Each slot costs two static keys (see ULSM__SLOT_CALL) and, when used, a
- * direct call: compiled to the slot's static-call trampoline, and patched
- * on x86-64 to call the module's callback itself. The loop over the
- * MAX_LSM_COUNT slots is unrolled and ends at the first slot after which
- * every slot is empty. Return types of hooks must be one of:
- * void, int, long, bool, unsigned, size_t, ssize_t, uint32_t, uint64_t,
- * or a pointer typedef'd by the application to one token with a matching
- * ULSM__LSM_DEFAULT_<type> macro.
+ * On x86-64 each hook with at most six parameters, all integers or
+ * pointers, has an entry: a function emitted by the defining unit that
+ * dispatches the hook, whose code the library patches as the slots change
+ * so that it calls the modules' callbacks directly and tail-calls the
+ * last one (docs/hook-framework.md, "Dispatch"). call_int_hook() and
+ * call_void_hook() call it like any function, so the compiler can make
+ * "return call_int_hook(...)" a jump to it; in the defining unit,
+ *
+ *	DEFINE_LSM_HOOK_ENTRY(security_file_open, file_open);
+ *
+ * makes security_file_open the entry itself (no jump at all). Other hooks
+ * (more than six parameters; a floating-point or structure parameter,
+ * which the defining unit refuses to compile unless
+ * #define ULSM_LSM_C_WALK_<hook> 1 says so), and every hook on the generic
+ * back end, are dispatched by an unrolled C walk: per slot two static
+ * keys and a direct call, patched to the module's callback. A defining
+ * unit built with -mfunction-return=thunk defines ULSM_RETURN_THUNK as 1,
+ * so that the entries return through __x86_return_thunk too.
+ *
+ * Return types of hooks must be one of: void, int, long, bool, unsigned,
+ * size_t, ssize_t, uint32_t, uint64_t, or a pointer typedef'd by the
+ * application to one token with a matching ULSM__LSM_DEFAULT_<type> macro.
  *
  * Several sets may be expanded in one program (each in its own header);
  * in one translation unit, MAX_LSM_COUNT is shared by all of them.
@@ -98,6 +113,9 @@
 #define ULSM__LSM_DEFAULT_long(SET, NAME, DEFAULT)			\
 	ULSM__LSM_DEFAULT_(SET, long, NAME, DEFAULT)
 #define ULSM__LSM_DEFAULT_bool(SET, NAME, DEFAULT)			\
+	ULSM__LSM_DEFAULT_(SET, bool, NAME, DEFAULT)
+/* <stdbool.h> makes bool a macro, expanded before the paste. */
+#define ULSM__LSM_DEFAULT__Bool(SET, NAME, DEFAULT)			\
 	ULSM__LSM_DEFAULT_(SET, bool, NAME, DEFAULT)
 #define ULSM__LSM_DEFAULT_unsigned(SET, NAME, DEFAULT)			\
 	ULSM__LSM_DEFAULT_(SET, unsigned, NAME, DEFAULT)
@@ -173,7 +191,7 @@
 		ulsm__fn(__VA_ARGS__);					\
 		ULSM__SLOT_SITE(SET, HOOK, NUM))
 
-#define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
+#define ULSM__WALK_INT_HOOK(SET, HOOK, ...)				\
 ({									\
 	__label__ ulsm__out;						\
 	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__rc =		\
@@ -184,7 +202,7 @@ ulsm__out:								\
 	ulsm__rc;							\
 })
 
-#define ULSM__CALL_VOID_HOOK(SET, HOOK, ...)				\
+#define ULSM__WALK_VOID_HOOK(SET, HOOK, ...)				\
 do {									\
 	__label__ ulsm__out;						\
 	UNROLL(MAX_LSM_COUNT, ULSM__VOID_SLOT, SET, HOOK, ulsm__out,	\
@@ -192,6 +210,89 @@ do {									\
 ulsm__out:								\
 	;								\
 } while (0)
+
+/*
+ * Preprocessor helpers for choosing between a hook's entry and the walk.
+ * ULSM__NARGS counts arguments (an empty list counts 1); ULSM__IS_ONE(x)
+ * is 1 if x is a macro defined as 1, else 0 (the kernel's IS_ENABLED);
+ * ULSM__IS_VOID(decl) is 1 if decl is exactly the token void.
+ */
+#define ULSM__NARGS(...)						\
+	ULSM__NARGS_(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24,	\
+		     23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11,	\
+		     10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define ULSM__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,	\
+		     a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, \
+		     a24, a25, a26, a27, a28, a29, a30, a31, a32, N, ...) N
+#define ULSM__LE6_0	1
+#define ULSM__LE6_1	1
+#define ULSM__LE6_2	1
+#define ULSM__LE6_3	1
+#define ULSM__LE6_4	1
+#define ULSM__LE6_5	1
+#define ULSM__LE6_6	1
+#define ULSM__LE6(n)	ULSM__IS_ONE(ULSM__CAT(ULSM__LE6_, n))
+#define ULSM__PH_1	0,
+#define ULSM__TAKE2(a, b, ...)	b
+#define ULSM__IS_ONE(x)		ULSM__IS_ONE_(x)
+#define ULSM__IS_ONE_(x)	ULSM__IS_ONE__(ULSM__PH_##x)
+#define ULSM__IS_ONE__(junk)	ULSM__TAKE2(junk 1, 0, ~)
+#define ULSM__NOT_0		1
+#define ULSM__NOT_1		0
+#define ULSM__NOT(x)		ULSM__CAT(ULSM__NOT_, x)
+#define ULSM__AND_11		1
+#define ULSM__AND_10		0
+#define ULSM__AND_01		0
+#define ULSM__AND_00		0
+#define ULSM__AND(a, b)		ULSM__AND_(a, b)
+#define ULSM__AND_(a, b)	ULSM__AND_##a##b
+#define ULSM__IIF(c)		ULSM__CAT(ULSM__IIF_, c)
+#define ULSM__IIF_1(t, f)	t
+#define ULSM__IIF_0(t, f)	f
+#define ULSM__WHEN(c)		ULSM__CAT(ULSM__WHEN_, c)
+#define ULSM__WHEN_1(...)	__VA_ARGS__
+#define ULSM__WHEN_0(...)
+#define ULSM__FIRST(a, ...)	a
+#define ULSM__EAT_void
+#define ULSM__NONEMPTY(...)	ULSM__TAKE2(~ __VA_OPT__(, 1), 0, ~)
+#define ULSM__IS_VOID(decl)	ULSM__NOT(ULSM__NONEMPTY(ULSM__CAT(ULSM__EAT_, decl)))
+
+/*
+ * Whether HOOK, called with these arguments (or declared with these
+ * parameters), is dispatched by its entry: on a back end that has entries,
+ * for at most six parameters (the SysV ABI passes them in registers),
+ * unless the application defined ULSM_LSM_C_WALK_<hook> as 1 (a hook
+ * whose parameters are not all integers or pointers; the defining unit
+ * refuses to compile such a hook without it).
+ */
+#ifdef ULSM__ARCH_HAS_HOOK_ENTRY
+# define ULSM_LSM_HAS_ENTRIES	1
+# define ULSM__HOOK_ENTRY_P(HOOK, ...)					\
+	ULSM__AND(ULSM__LE6(ULSM__NARGS(__VA_ARGS__)),			\
+		  ULSM__NOT(ULSM__IS_ONE(ULSM_LSM_C_WALK_##HOOK)))
+#else
+# define ULSM__HOOK_ENTRY_P(HOOK, ...)	0
+#endif
+
+/*
+ * Dispatch through the entry: one call of an ordinary function, which the
+ * compiler may make a tail call (return call_int_hook(...)).
+ */
+#define ULSM__ENTRY(SET, HOOK)		SET##_lsm_entry_##HOOK
+#define ULSM__ENTRY_INT_HOOK(SET, HOOK, ...)				\
+	((__typeof__(SET##_lsm_default_##HOOK + 0))			\
+	 ULSM__ENTRY(SET, HOOK)(__VA_ARGS__))
+#define ULSM__ENTRY_VOID_HOOK(SET, HOOK, ...)				\
+	ULSM__ENTRY(SET, HOOK)(__VA_ARGS__)
+
+#define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
+	ULSM__IIF(ULSM__HOOK_ENTRY_P(HOOK, __VA_ARGS__))(		\
+		ULSM__ENTRY_INT_HOOK, ULSM__WALK_INT_HOOK)		\
+		(SET, HOOK, __VA_ARGS__)
+#define ULSM__CALL_VOID_HOOK(SET, HOOK, ...)				\
+	ULSM__IIF(ULSM__HOOK_ENTRY_P(HOOK, __VA_ARGS__))(		\
+		ULSM__ENTRY_VOID_HOOK, ULSM__WALK_VOID_HOOK)		\
+		(SET, HOOK, __VA_ARGS__)
 
 #define ULSM__FOR_EACH_HOOK(SET, scall, HOOK)				\
 	for ((scall) = SET##_lsm_sealed.table.HOOK;			\
@@ -211,6 +312,29 @@ ulsm__out:								\
 	ULSM__FOR_EACH_HOOK(SET, scall, HOOK)
 #define ulsm_lsm_hook_fn(SET, scall, HOOK)				\
 	ULSM__HOOK_FN(SET, scall, HOOK)
+/*
+ * DEFINE_LSM_HOOK_ENTRY(security_file_permission, file_permission): make
+ * the function security_file_permission the hook's entry itself, rather
+ * than a function whose body is "return call_int_hook(...)" (which the
+ * compiler turns into a jump to the entry). In the set's defining unit, for
+ * a hook that has an entry (ULSM_LSM_HAS_ENTRIES); FUNC gets the hook's
+ * type. Elsewhere, write the function around call_int_hook().
+ */
+#define ulsm_define_lsm_hook_entry(SET, FUNC, HOOK)			\
+	ULSM__DEFINE_LSM_HOOK_ENTRY(SET, FUNC, HOOK)
+#define ULSM__DEFINE_LSM_HOOK_ENTRY(SET, FUNC, HOOK)			\
+	ULSM__STATIC_ASSERT(SET##_lsm_defining_unit &&			\
+			    SET##_lsm_has_entry_##HOOK,			\
+		"DEFINE_LSM_HOOK_ENTRY: the hook has no entry (more than "	\
+		"six parameters, ULSM_LSM_C_WALK_<hook>, or a back end "	\
+		"without entries)");					\
+	ULSM__EXTERN SET##_hook_fn_##HOOK FUNC;				\
+	__asm__(".globl " #FUNC "\n\t"					\
+		".type " #FUNC ", @function\n\t"			\
+		".set " #FUNC ", " ULSM__STR(ULSM__ENTRY(SET, HOOK)) "\n\t" \
+		".size " #FUNC ", " ULSM__STR(ULSM__ENTRY(SET, HOOK)) "_end - " \
+			ULSM__STR(ULSM__ENTRY(SET, HOOK)))
+
 #define ulsm_lsm_hook_init(SET, NAME, CALLBACK)				\
 	{ .scalls = ULSM__CAT(SET, _lsm_sealed).table.NAME,		\
 	  .hook = { .NAME = CALLBACK } }
@@ -278,6 +402,8 @@ do {									\
 	ulsm_lsm_hook_fn(ULSM_LSM_SET, scall, HOOK)
 #define LSM_HOOK_INIT(NAME, CALLBACK)					\
 	ulsm_lsm_hook_init(ULSM_LSM_SET, NAME, CALLBACK)
+#define DEFINE_LSM_HOOK_ENTRY(FUNC, HOOK)				\
+	ulsm_define_lsm_hook_entry(ULSM_LSM_SET, FUNC, HOOK)
 #define security_add_hooks(hooks, count, lsmid)				\
 	ulsm_security_add_hooks_to(ULSM_LSM_SET, hooks, count, lsmid)
 
@@ -345,6 +471,7 @@ struct ULSM__P(ULSM_LSM_SET, _slot_keys) {
 struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) {
 	struct ULSM__P(ULSM_LSM_SET, _static_calls_table) table;
 	struct ULSM__P(ULSM_LSM_SET, _slot_calls) calls;
+	struct ulsm_hook_entry entry[ULSM__P(ULSM_LSM_SET, _nhooks)];
 } __attribute__((aligned(4096)));
 
 struct ULSM__P(ULSM_LSM_SET, _tail_keys) {
@@ -376,6 +503,19 @@ extern const char ULSM__DEFINE_REF(ULSM_LSM_SET);
 static const char *const ULSM__P(ULSM_LSM_SET, _lsm_define_ref)
 	__attribute__((used)) = &ULSM__DEFINE_REF(ULSM_LSM_SET);
 
+/*
+ * Each hook's entry (a declaration; the defining unit emits it for the
+ * hooks that have one), and whether it has one (ULSM__HOOK_ENTRY_P, as a
+ * constant: DEFINE_LSM_HOOK_ENTRY checks it).
+ */
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	ULSM__EXTERN ULSM__P(ULSM_LSM_SET, _hook_fn_##NAME)		\
+		ULSM__P(ULSM_LSM_SET, _lsm_entry_##NAME);		\
+	enum { ULSM__P(ULSM_LSM_SET, _lsm_has_entry_##NAME) =		\
+	       ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__) };
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+
 /* Each slot's trampoline (a declaration; the defining unit emits it). */
 #define ULSM__DECL_SLOT(NUM, SET, NAME)					\
 	ULSM__EXTERN ULSM__P(SET, _hook_fn_##NAME)			\
@@ -399,6 +539,76 @@ static const char *const ULSM__P(ULSM_LSM_SET, _lsm_define_ref)
 #include ULSM_LSM_HOOK_DEFS
 #undef LSM_HOOK
 
+/*
+ * The hooks' entries (<ulsm/arch/x86_64.h>), each emitted from a function
+ * that is never called. Before that, each parameter is checked: the entry
+ * keeps parameters in the six integer registers of the SysV ABI, so each
+ * must be an integer or a pointer. The check passes a pointer to each
+ * parameter's type, which converts to an integer or pointer (the warning
+ * for integers is silenced) and fails to compile for anything else:
+ * for a hook with a floating-point or structure parameter, define
+ * ULSM_LSM_C_WALK_<hook> as 1 to dispatch it with the unrolled C walk.
+ */
+#ifdef ULSM__ARCH_HAS_HOOK_ENTRY
+# define ULSM__PROBE_PARAM(decl)					\
+	{								\
+		void (*ulsm_hook_param_is_not_an_integer_or_pointer)(decl) = 0; \
+		(void)sizeof((ulsm_hook_param_is_not_an_integer_or_pointer((void *)0), 0)); \
+	}
+# define ULSM__PROBE_1(a)		ULSM__PROBE_PARAM(a)
+# define ULSM__PROBE_2(a, ...)		ULSM__PROBE_PARAM(a) ULSM__PROBE_1(__VA_ARGS__)
+# define ULSM__PROBE_3(a, ...)		ULSM__PROBE_PARAM(a) ULSM__PROBE_2(__VA_ARGS__)
+# define ULSM__PROBE_4(a, ...)		ULSM__PROBE_PARAM(a) ULSM__PROBE_3(__VA_ARGS__)
+# define ULSM__PROBE_5(a, ...)		ULSM__PROBE_PARAM(a) ULSM__PROBE_4(__VA_ARGS__)
+# define ULSM__PROBE_6(a, ...)		ULSM__PROBE_PARAM(a) ULSM__PROBE_5(__VA_ARGS__)
+# define ULSM__PROBE_PARAMS(...)					\
+	_Pragma("GCC diagnostic push")					\
+	_Pragma("GCC diagnostic ignored \"-Wint-conversion\"")		\
+	ULSM__WHEN(ULSM__NOT(ULSM__IS_VOID(ULSM__FIRST(__VA_ARGS__, ~))))( \
+		ULSM__CAT(ULSM__PROBE_, ULSM__NARGS(__VA_ARGS__))(__VA_ARGS__)) \
+	_Pragma("GCC diagnostic pop")
+# define ULSM__NPARAMS(...)						\
+	(ULSM__NARGS(__VA_ARGS__) - ULSM__IS_VOID(ULSM__FIRST(__VA_ARGS__, ~)))
+
+# define ULSM__EMIT_ENTRY(SET, RET, DEFAULT, NAME, ...)			\
+	__attribute__((used)) static void				\
+	ULSM__P(SET, _lsm_emit_##NAME)(void)				\
+	{								\
+		static const void *const ulsm__href			\
+			__attribute__((used)) = (const char *)		\
+			&ULSM__P(SET, _lsm_sealed).entry[		\
+				ULSM__P(SET, _hook_idx_##NAME)] + 1;	\
+		ULSM__PROBE_PARAMS(__VA_ARGS__)				\
+		ULSM__ARCH_HOOK_ENTRY(SET, NAME, MAX_LSM_COUNT,		\
+			ULSM__P(SET, _lsm_entry_##NAME),		\
+			ULSM__P(SET, _lsm_map_##NAME),			\
+			ULSM__NPARAMS(__VA_ARGS__),			\
+			ULSM__RET_SIZE(RET),				\
+			ULSM__RET_DEF(RET, DEFAULT),			\
+			&ULSM__P(SET, _lsm_sealed_local).calls.NAME[0],	\
+			&ulsm__href,					\
+			ULSM__IS_ONE(ULSM_RETURN_THUNK));		\
+	}
+# define ULSM__ENTRY_MAP(SET, NAME)	ULSM__P(SET, _lsm_map_##NAME)
+# define ULSM__DECL_MAP(SET, NAME)					\
+	extern const int32_t ULSM__P(SET, _lsm_map_##NAME)[] ULSM__HIDDEN;
+#else
+# define ULSM__EMIT_ENTRY(SET, RET, DEFAULT, NAME, ...)
+# define ULSM__ENTRY_MAP(SET, NAME)	NULL
+# define ULSM__DECL_MAP(SET, NAME)
+#endif
+
+#define ULSM__RET_SIZE(RET)						\
+	ULSM__IIF(ULSM__IS_VOID(RET))(0, (int)sizeof(RET))
+#define ULSM__RET_DEF(RET, DEFAULT)					\
+	ULSM__IIF(ULSM__IS_VOID(RET))(0LL, (long long)(RET)(DEFAULT))
+
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	ULSM__WHEN(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))(		\
+		ULSM__DECL_MAP(ULSM_LSM_SET, NAME))
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+
 #define ULSM__INIT_SLOT(NUM, SET, NAME)					\
 	{								\
 		.key = &ULSM__P(SET, _lsm_sealed).calls.NAME[NUM],	\
@@ -417,7 +627,36 @@ struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_sealed) = {
 #include ULSM_LSM_HOOK_DEFS
 #undef LSM_HOOK
 	},
+	.entry = {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+		[ULSM__P(ULSM_LSM_SET, _hook_idx_##NAME)] = {		\
+			.set = &ULSM__P(ULSM_LSM_SET, _hook_set),	\
+			.map = ULSM__IIF(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))( \
+				ULSM__ENTRY_MAP(ULSM_LSM_SET, NAME), NULL), \
+			.hook = ULSM__P(ULSM_LSM_SET, _hook_idx_##NAME),	\
+			.ret_size = ULSM__RET_SIZE(RET),		\
+			.def = ULSM__RET_DEF(RET, DEFAULT),		\
+		},
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+	},
 };
+
+/* A hidden name for the sealed tables, which the entries address. */
+extern struct ULSM__P(ULSM_LSM_SET, _lsm_sealed)
+	ULSM__P(ULSM_LSM_SET, _lsm_sealed_local)
+	__attribute__((visibility("hidden"),
+		       alias(ULSM__STR(ULSM__P(ULSM_LSM_SET, _lsm_sealed)))));
+
+/* DEFINE_LSM_HOOK_ENTRY is for this unit only (the entries are here). */
+enum { ULSM__P(ULSM_LSM_SET, _lsm_defining_unit) = 1 };
+
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	ULSM__WHEN(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))(		\
+		ULSM__EMIT_ENTRY(ULSM_LSM_SET, RET, DEFAULT, NAME,	\
+				 __VA_ARGS__))
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
 
 #define ULSM__INIT_TAIL(NUM, x)	STATIC_KEY_TRUE_INIT,
 struct ULSM__P(ULSM_LSM_SET, _lsm_keys) ULSM__P(ULSM_LSM_SET, _lsm_keys) = {
@@ -454,6 +693,7 @@ struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 	.tails = (struct static_key_true *)&ULSM__P(ULSM_LSM_SET, _lsm_keys).t,
 	.builtin_order = ULSM_LSM_BUILTIN_ORDER,
 	.state = NULL,
+	.entries = ULSM__P(ULSM_LSM_SET, _lsm_sealed).entry,
 };
 
 #undef ULSM_LSM_BUILTIN_ORDER

@@ -23,6 +23,9 @@
  *	DEFINE_STATIC_CALL_NULL(notify, notify_fn);	// no target yet
  *	static_call_cond(notify)(42);			// does nothing
  *
+ *	h = static_call_inline(hash, buf, len);		// the call site itself
+ *							// is patched (below)
+ *
  * Semantics (the kernel's): DEFINE_STATIC_CALL_NULL starts with no target;
  * static_call_cond() of a NULL call does nothing (void calls only; calling a
  * NULL static call with static_call() is undefined, as in the kernel).
@@ -39,6 +42,13 @@
  *   -EPERM, -ENOSYS, -EMFILE, -ENOMEM, -EAGAIN, -EDEADLK, -ETIMEDOUT,
  *   -EIO      as for static keys (<ulsm/static_key.h>)
  * and the call keeps its old target on failure.
+ *
+ * static_call_inline(name, args...) is static_call(name)(args...) with its
+ * call site recorded (the kernel's inline static calls): the library
+ * patches the call itself to call the target directly, with no jump
+ * through the trampoline (x86-64, in C; elsewhere, and in C++, it is
+ * static_call()). A site calls the trampoline while the target is NULL or
+ * out of rel32 reach, and in a process with a shadow stack.
  *
  * Caveats: static_call(name) from another object than the one that
  * defines the call goes through that object's PLT (an indirect jump);
@@ -114,10 +124,13 @@ int ulsm_static_call_form(const struct static_call_key *key);
  *          directly now (the others call the trampoline: target NULL or
  *          out of reach)
  *
- * Call sites are recorded by <ulsm/lsm_hooks.h> for the hook slots' calls
- * (x86-64, aarch64); a site the compiler did not emit as a plain direct
- * call to the trampoline, or any site in a process with a shadow stack
- * (x86-64), is left calling the trampoline and not counted.
+ * Call sites are those of static_call_inline(), and for a hook slot's key
+ * the slot's call in the hook's entry (x86-64, <ulsm/lsm_hooks.h>) or in
+ * the inline walk (aarch64). A site the compiler did not emit as a plain
+ * direct call to the trampoline, or any such site in a process with a
+ * shadow stack (x86-64), is left calling the trampoline and not counted.
+ * A hook entry's call that does not reach the target directly calls the
+ * entry's stub for the slot instead (counted, not direct).
  * Return: the number of sites (0 on the generic back end), or -EINVAL.
  */
 int ulsm_static_call_sites(const struct static_call_key *key, int *direct);
@@ -185,6 +198,38 @@ ULSM__EXTERN_C_END
 #define ulsm_static_call_keyed(name, keyp)	(STATIC_CALL_TRAMP(name))
 
 #define static_call(name)		(STATIC_CALL_TRAMP(name))
+
+/*
+ * The call, then the record of its site just after it (ULSM__ARCH_CALL_SITE),
+ * with or without a result: __builtin_choose_expr builds only the branch
+ * chosen, and the other one still compiles (a void call's "result" is a 0
+ * of type int that nothing calls for). C only: C++ has no
+ * __builtin_choose_expr, and gets the trampoline.
+ */
+#if defined(__cplusplus) || !defined(ULSM__ARCH_CALL_SITE)
+# define static_call_inline(name, ...)	(static_call(name)(__VA_ARGS__))
+#else
+# define ULSM__SC_IS_VOID(name, ...)					\
+	__builtin_types_compatible_p(					\
+		__typeof__(STATIC_CALL_TRAMP(name)(__VA_ARGS__)), void)
+# define static_call_inline(name, ...)					\
+	__builtin_choose_expr(ULSM__SC_IS_VOID(name, __VA_ARGS__),	\
+	({								\
+		STATIC_CALL_TRAMP(name)(__VA_ARGS__);			\
+		ULSM__ARCH_CALL_SITE(&STATIC_CALL_KEY(name));		\
+	}),								\
+	({								\
+		__typeof__(__builtin_choose_expr(			\
+			ULSM__SC_IS_VOID(name, __VA_ARGS__), 0,		\
+			STATIC_CALL_TRAMP(name)(__VA_ARGS__))) ulsm__r = \
+			__builtin_choose_expr(				\
+				ULSM__SC_IS_VOID(name, __VA_ARGS__), 0,	\
+				STATIC_CALL_TRAMP(name)(__VA_ARGS__));	\
+		ULSM__ARCH_CALL_SITE(&STATIC_CALL_KEY(name));		\
+		ulsm__r;						\
+	}))
+#endif
+
 /* A NULL trampoline is a ret: calling it does nothing. */
 #define static_call_cond(name)		(STATIC_CALL_TRAMP(name))
 #define STATIC_CALL_TRAMP_ADDR(name)	((void *)&STATIC_CALL_TRAMP(name))
@@ -205,6 +250,7 @@ ULSM__EXTERN_C_END
 #define static_call(name)						\
 	((__typeof__(&STATIC_CALL_TRAMP(name)))				\
 	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_RELAXED))
+#define static_call_inline(name, ...)	(static_call(name)(__VA_ARGS__))
 
 #define ULSM_DEFINE_STATIC_CALL_NULL_KEYED(name, func, keyp)		\
 	ULSM__EXTERN __typeof__(func) STATIC_CALL_TRAMP(name)

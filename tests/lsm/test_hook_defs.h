@@ -16,3 +16,19 @@ LSM_HOOK(int, -EOPNOTSUPP, setselfattr, const char *value)
 LSM_HOOK(int, -EOPNOTSUPP, getselfattr, char *buf, size_t len)
 LSM_HOOK(int, 7, odd_default, int x)
 LSM_HOOK(int, 0, noargs, void)
+/*
+ * Return types and defaults the hook entries encode in other ways: a
+ * 64-bit result with a negative default, one whose default is no 32-bit
+ * immediate, an unsigned one, a bool.
+ */
+LSM_HOOK(long, -EOPNOTSUPP, long_result, long x)
+LSM_HOOK(uint64_t, 4294967296ULL, big_default, int x)
+LSM_HOOK(unsigned, 4294967295U, all_ones, int x)
+LSM_HOOK(bool, true, yes_default, int x)
+/*
+ * Dispatched by the unrolled C walk, not by an entry: seven parameters
+ * (an entry keeps six, in registers), and a floating-point one (test_lsm.h
+ * defines ULSM_LSM_C_WALK_scaled).
+ */
+LSM_HOOK(int, 0, seven_args, int a, int b, int c, int d, int e, int f, int g)
+LSM_HOOK(int, 0, scaled, double factor)

@@ -50,6 +50,20 @@ void tl_defaults(void)
 	}
 }
 
+/*
+ * The hooks added after noargs: trace, and return tl_ret (0: the hook's
+ * DEFAULT; yes_default returns false for any other value). Their
+ * parameters are not looked at.
+ */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define ANSWER(mod, M, RET, HOOK, ...)					\
+static RET mod##_##HOOK(__VA_ARGS__)					\
+{									\
+	trace(M, #HOOK);						\
+	return tl_ret[M][tl_hook_idx_##HOOK] ?				\
+	       (RET)tl_ret[M][tl_hook_idx_##HOOK] : tl_lsm_default_##HOOK; \
+}
+
 /* One set of callbacks per module, generated: M is the module index. */
 #define CALLBACKS(mod, M)						\
 static int mod##_file_open(struct t_file *f)				\
@@ -86,6 +100,15 @@ static int mod##_odd(int x)						\
 { (void)x; trace(M, "odd_default"); return tl_ret[M][tl_hook_idx_odd_default]; } \
 static int mod##_noargs(void)						\
 { trace(M, "noargs"); return tl_ret[M][tl_hook_idx_noargs]; }		\
+ANSWER(mod, M, long, long_result, long x)				\
+ANSWER(mod, M, uint64_t, big_default, int x)				\
+ANSWER(mod, M, unsigned, all_ones, int x)				\
+static bool mod##_yes_default(int x)					\
+{ (void)x; trace(M, "yes_default");					\
+  return !tl_ret[M][tl_hook_idx_yes_default]; }				\
+ANSWER(mod, M, int, seven_args, int a, int b, int c, int d, int e,	\
+       int f, int g)							\
+ANSWER(mod, M, int, scaled, double factor)				\
 static struct tl_hook_list mod##_hooks[] = {				\
 	LSM_HOOK_INIT(file_open, mod##_file_open),			\
 	LSM_HOOK_INIT(file_alloc_security, mod##_file_alloc),		\
@@ -99,6 +122,12 @@ static struct tl_hook_list mod##_hooks[] = {				\
 	LSM_HOOK_INIT(getselfattr, mod##_getselfattr),			\
 	LSM_HOOK_INIT(odd_default, mod##_odd),				\
 	LSM_HOOK_INIT(noargs, mod##_noargs),				\
+	LSM_HOOK_INIT(long_result, mod##_long_result),			\
+	LSM_HOOK_INIT(big_default, mod##_big_default),			\
+	LSM_HOOK_INIT(all_ones, mod##_all_ones),			\
+	LSM_HOOK_INIT(yes_default, mod##_yes_default),			\
+	LSM_HOOK_INIT(seven_args, mod##_seven_args),			\
+	LSM_HOOK_INIT(scaled, mod##_scaled),				\
 };									\
 static int mod##_init(void)						\
 {									\

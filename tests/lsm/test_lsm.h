@@ -32,6 +32,9 @@ struct t_file {
 	int id;
 };
 
+/* A hook with a double parameter: dispatched by the C walk (no entry). */
+#define ULSM_LSM_C_WALK_scaled	1
+
 #define ULSM_LSM_SET		tl
 #define ULSM_LSM_HOOK_DEFS	"test_hook_defs.h"
 #define MAX_LSM_COUNT		3
@@ -41,7 +44,9 @@ enum { M_CAPA, M_ALPHA, M_BETA, M_GAMMA, M_DELTA, M_OMEGA, M_OFF, M_N };
 
 extern const char *const tl_module_names[M_N];
 extern const struct lsm_id tl_ids[M_N];
-extern int tl_ret[M_N][tl_nhooks];	/* what each callback returns */
+extern int tl_ret[M_N][tl_nhooks];	/* what each callback returns
+					   (for the hooks after noargs: 0
+					   means the hook's DEFAULT) */
 extern int tl_init_ret[M_N];		/* what each init returns */
 extern struct lsm_blob_sizes tl_blobs_alpha, tl_blobs_beta;
 

@@ -79,6 +79,187 @@ do {									\
 			     : : "i" (&ulsm__cref));			\
 } while (0)
 
+/*
+ * Hook entries (<ulsm/lsm_hooks.h>, docs/hook-framework.md "Dispatch").
+ *
+ * For each hook whose parameters are at most six integers or pointers (all
+ * in registers, SysV ABI), the set's defining unit emits one function, the
+ * hook's entry, which call_int_hook() and call_void_hook() call:
+ *
+ *	ENTRY:	mov $DEFAULT, %eax	constant (int hooks; %rax for 64-bit)
+ *	R:	ret | jmp cb | nop5	no slot on | one: tail-call it | more
+ *	X0:	nop5 | jmp cb0 | jmp N0	slot 0: call it | the last one: tail-call
+ *					it | off: skip it
+ *		push the arguments	(and one more word if their count is even,
+ *					to keep the stack 16-byte aligned)
+ *	C0:	call cb0		(compiled: call I0)
+ *		pop the arguments
+ *		cmp $DEFAULT, %eax	int hooks: stop at the first result that
+ *		jne END			is not DEFAULT
+ *	N0:	X1: ...			the next slot
+ *	END:	ret			%eax: DEFAULT, or the last result (DEFAULT)
+ *	I<i>:	indirect stub: jmp *slot key i's func, or to D when NULL
+ *	M<i>:	emulation stub: call I<i>; jmp C<i> + 5
+ *	D:	mov $DEFAULT, %eax; ret
+ *
+ * So with the first k slots on, the entry does what a hand-written chain
+ * of k direct calls does: k - 1 calls, each followed by a push and pop of
+ * the arguments, and a tail call of the last callback, with no taken
+ * branch of its own; with no slot on it is "mov; ret". The five-byte
+ * sites R, X<i> and C<i> are patched by the library (src/lsm_dispatch.c);
+ * everything else is constant. Each site is also a record in the object's
+ * "ulsm_call_sites" table whose key reference is the hook's struct
+ * ulsm_hook_entry with the low bit set, and the entry's map
+ * (ULSM_HOOK_MAP_*) is a table of PC-relative offsets in .rodata.
+ *
+ * It is emitted from inside a never-called function because only an asm
+ * statement in a function takes operands (the DEFAULT, the argument count,
+ * the slot keys). The entry has CFI of its own (a debugger or a C++
+ * exception can unwind through it): the enclosing function's CFI frame is
+ * closed around it, which is harmless since that function never runs.
+ *
+ * @SET, @HOOK: names; @NSLOTS: MAX_LSM_COUNT (a literal); @NARGS,
+ * @RSIZE (0: void), @DEF (as long long), @KEYS (address constant of the
+ * slots' static_call_key array), @REF (address of a pointer to the hook's
+ * struct ulsm_hook_entry, plus 1), @THUNK (1: return through
+ * __x86_return_thunk, as code built with -mfunction-return=thunk does).
+ */
+#define ULSM__ARCH_HAS_HOOK_ENTRY	1
+
+/*
+ * DEFAULT, from two 32-bit halves: gcc prints no 64-bit constant that is
+ * not a sign-extended 32-bit one with %c. The assembler computes in 64 bits.
+ */
+#define ULSM__X86_DEF	"((%c[defhi] << 32) | (%c[deflo] & 0xffffffff))"
+
+#define ULSM__X86_B(SET, HOOK)	".Lulsm_" ULSM__STR(SET) "_" #HOOK "_"
+
+/* A return: ret, or the return thunk. */
+#define ULSM__X86_RET							\
+	".if %c[thunk]\n\tjmp __x86_return_thunk\n\t.else\n\tret\n\t.endif\n\t"
+/* The same as a five-byte site (the site R). */
+#define ULSM__X86_RET5(B)						\
+	".if %c[thunk]\n\t.byte 0xe9\n\t"				\
+	".long __x86_return_thunk - " B "R - 5\n\t"			\
+	".else\n\t.byte 0xc3, 0xcc, 0xcc, 0xcc, 0xcc\n\t.endif\n\t"
+
+/* %eax or %rax = DEFAULT (nothing for void hooks). */
+#define ULSM__X86_SET_DEF						\
+	".if %c[sz] == 1 || %c[sz] == 4\n\tmov $" ULSM__X86_DEF ", %%eax\n\t"	\
+	".elseif %c[sz] == 8\n\tmov $" ULSM__X86_DEF ", %%rax\n\t.endif\n\t"
+
+/* Compare the result with DEFAULT and leave if it differs (int hooks). */
+#define ULSM__X86_CMP_DEF(END)						\
+	".if %c[sz] == 1\n\tcmp $" ULSM__X86_DEF ", %%al\n\t"			\
+	".elseif %c[sz] == 4\n\tcmp $" ULSM__X86_DEF ", %%eax\n\t"		\
+	".elseif %c[sz] == 8\n\t"					\
+	".if " ULSM__X86_DEF " >= -2147483648 && " ULSM__X86_DEF " <= 2147483647\n\t"	\
+	"cmp $" ULSM__X86_DEF ", %%rax\n\t"					\
+	".else\n\tmov $" ULSM__X86_DEF ", %%r11\n\tcmp %%r11, %%rax\n\t.endif\n\t" \
+	".endif\n\t"							\
+	".if %c[sz] != 0\n\tjne " END "\n\t.endif\n\t"
+
+/* The words pushed around a call: the arguments, and one to align. */
+#define ULSM__X86_PUSHES	"(%c[n] + 1 - (%c[n] & 1))"
+#define ULSM__X86_PUSH_ARGS						\
+	".if %c[n] >= 1\n\tpush %%rdi\n\t.endif\n\t"			\
+	".if %c[n] >= 2\n\tpush %%rsi\n\t.endif\n\t"			\
+	".if %c[n] >= 3\n\tpush %%rdx\n\t.endif\n\t"			\
+	".if %c[n] >= 4\n\tpush %%rcx\n\t.endif\n\t"			\
+	".if %c[n] >= 5\n\tpush %%r8\n\t.endif\n\t"			\
+	".if %c[n] >= 6\n\tpush %%r9\n\t.endif\n\t"			\
+	".if (%c[n] & 1) == 0\n\tpush %%rax\n\t.endif\n\t"		\
+	".cfi_adjust_cfa_offset 8 * " ULSM__X86_PUSHES "\n\t"
+#define ULSM__X86_POP_ARGS						\
+	".if (%c[n] & 1) == 0\n\tpop %%r11\n\t.endif\n\t"		\
+	".if %c[n] >= 6\n\tpop %%r9\n\t.endif\n\t"			\
+	".if %c[n] >= 5\n\tpop %%r8\n\t.endif\n\t"			\
+	".if %c[n] >= 4\n\tpop %%rcx\n\t.endif\n\t"			\
+	".if %c[n] >= 3\n\tpop %%rdx\n\t.endif\n\t"			\
+	".if %c[n] >= 2\n\tpop %%rsi\n\t.endif\n\t"			\
+	".if %c[n] >= 1\n\tpop %%rdi\n\t.endif\n\t"			\
+	".cfi_adjust_cfa_offset -8 * " ULSM__X86_PUSHES "\n\t"
+
+/* Slot NUM: its switch X (compiled: skip to N), the call, the comparison. */
+#define ULSM__X86_SLOT(NUM, B)						\
+	B "X" #NUM ":\n\t"						\
+	".byte 0xe9\n\t.long " B "N" #NUM " - " B "X" #NUM " - 5\n\t"	\
+	ULSM__X86_PUSH_ARGS						\
+	B "C" #NUM ":\n\t"						\
+	".byte 0xe8\n\t.long " B "I" #NUM " - " B "C" #NUM " - 5\n\t"	\
+	ULSM__X86_POP_ARGS						\
+	ULSM__X86_CMP_DEF(B "END")					\
+	B "N" #NUM ":\n\t"
+
+/* Slot NUM's stubs: I (through the key's func) and M (emulates C). */
+#define ULSM__X86_STUBS(NUM, B)						\
+	B "I" #NUM ":\n\t"						\
+	"mov %c[keys] + %c[ksz] * " #NUM "(%%rip), %%r11\n\t"		\
+	"test %%r11, %%r11\n\t"						\
+	"jz " B "D\n\t"							\
+	"jmp *%%r11\n\t"						\
+	".cfi_def_cfa_offset 8 + 8 * " ULSM__X86_PUSHES "\n\t"		\
+	B "M" #NUM ":\n\t"						\
+	"call " B "I" #NUM "\n\t"					\
+	"jmp " B "C" #NUM " + 5\n\t"					\
+	".cfi_def_cfa_offset 8\n\t"
+
+#define ULSM__X86_MAP(NUM, B)						\
+	".long " B "X" #NUM " - ., " B "C" #NUM " - ., "		\
+	B "N" #NUM " - ., " B "I" #NUM " - ., " B "M" #NUM " - .\n\t"
+
+#define ULSM__X86_RECORDS(NUM, B)					\
+	".long " B "X" #NUM " - ., %c[ref] - .\n\t"			\
+	".long " B "C" #NUM " - ., %c[ref] - .\n\t"
+
+#define ULSM__ARCH_HOOK_ENTRY(SET, HOOK, NSLOTS, ENTRY, MAP, NARGS,	\
+			      RSIZE, DEF, KEYS, REF, THUNK)		\
+	__asm__ __volatile__(						\
+		".cfi_endproc\n\t"					\
+		".pushsection .text.ulsm_lsm, \"ax\"\n\t"		\
+		".balign 64, 0xcc\n\t"					\
+		".globl " ULSM__STR(ENTRY) "\n\t"			\
+		".type " ULSM__STR(ENTRY) ", @function\n"		\
+		ULSM__STR(ENTRY) ":\n\t"				\
+		".cfi_startproc\n\t"					\
+		ULSM__X86_SET_DEF					\
+		ULSM__X86_B(SET, HOOK) "R:\n\t"				\
+		ULSM__X86_RET5(ULSM__X86_B(SET, HOOK))			\
+		UNROLL(NSLOTS, ULSM__X86_SLOT, ULSM__X86_B(SET, HOOK))	\
+		ULSM__X86_B(SET, HOOK) "END:\n\t"			\
+		ULSM__X86_RET						\
+		UNROLL(NSLOTS, ULSM__X86_STUBS, ULSM__X86_B(SET, HOOK))	\
+		ULSM__X86_B(SET, HOOK) "D:\n\t"				\
+		ULSM__X86_SET_DEF					\
+		ULSM__X86_RET						\
+		".cfi_endproc\n\t"					\
+		".globl " ULSM__STR(ENTRY) "_end\n\t"			\
+		".hidden " ULSM__STR(ENTRY) "_end\n"			\
+		ULSM__STR(ENTRY) "_end:\n\t"				\
+		".size " ULSM__STR(ENTRY) ", . - " ULSM__STR(ENTRY) "\n\t" \
+		".popsection\n\t"					\
+		".pushsection .rodata.ulsm_lsm, \"a\"\n\t"		\
+		".balign 4\n\t"						\
+		".globl " ULSM__STR(MAP) "\n\t"				\
+		".hidden " ULSM__STR(MAP) "\n"				\
+		ULSM__STR(MAP) ":\n\t"					\
+		".long " ULSM__X86_B(SET, HOOK) "R - .\n\t"		\
+		".if %c[thunk]\n\t.long __x86_return_thunk - .\n\t"	\
+		".else\n\t.long 0\n\t.endif\n\t"			\
+		UNROLL(NSLOTS, ULSM__X86_MAP, ULSM__X86_B(SET, HOOK))	\
+		".popsection\n\t"					\
+		".pushsection ulsm_call_sites, \"aR\"\n\t"		\
+		".balign 4\n\t"						\
+		".long " ULSM__X86_B(SET, HOOK) "R - ., %c[ref] - .\n\t" \
+		UNROLL(NSLOTS, ULSM__X86_RECORDS, ULSM__X86_B(SET, HOOK)) \
+		".popsection\n\t"					\
+		".cfi_startproc"					\
+		: : [n] "i" (NARGS), [sz] "i" (RSIZE),			\
+		    [deflo] "i" ((int)(DEF)), [defhi] "i" ((int)((DEF) >> 32)), \
+		    [keys] "i" (KEYS),					\
+		    [ksz] "i" (sizeof(struct static_call_key)),		\
+		    [ref] "i" (REF), [thunk] "i" (THUNK))
+
 #endif /* ULSM_ARCH_X86_64_H */
 
 /*

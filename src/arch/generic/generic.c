@@ -108,3 +108,21 @@ void arch_context_link(void *ucontext, uintptr_t link)
 	(void)ucontext;
 	(void)link;
 }
+
+int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out)
+{
+	(void)site;
+	(void)thunk;
+	(void)out;
+	return -ENOTSUP;
+}
+
+int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
+			 struct ulsm_insn *out)
+{
+	(void)site;
+	(void)target;
+	(void)stub;
+	(void)out;
+	return -ENOTSUP;
+}

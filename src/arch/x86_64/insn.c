@@ -178,6 +178,18 @@ int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
 	return 0;
 }
 
+int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
+			 struct ulsm_insn *out)
+{
+	int ret = arch_encode_call(site, target, out);
+
+	if (!ret) {
+		out->resume = stub;
+		out->link = 0;
+	}
+	return ret;
+}
+
 #ifndef ARCH_SHSTK_STATUS
 # define ARCH_SHSTK_STATUS	0x5005	/* asm/prctl.h, Linux 6.6 */
 #endif
@@ -233,6 +245,23 @@ __asm__(".pushsection .text, \"ax\"\n\t"
 	".popsection");
 
 extern const char ulsm__x86_ret_stub[];
+
+/*
+ * The return site of a hook's entry: 5 bytes, so that it can hold the NOP
+ * that lets the entry go on to its slots. "ret" is one byte; the rest are
+ * breakpoints, never executed (a thread that ran the ret is gone).
+ */
+int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out)
+{
+	if (thunk)
+		return arch_encode_branch(site, thunk, true, out);
+	memset(out, 0, sizeof(*out));
+	memset(out->bytes, 0xcc, X86_INSN_SIZE);
+	out->bytes[0] = 0xc3;
+	out->len = X86_INSN_SIZE;
+	out->resume = (uintptr_t)ulsm__x86_ret_stub;
+	return 0;
+}
 
 static void tramp_fill(struct ulsm_insn *out, const uint8_t *insn, size_t n)
 {
