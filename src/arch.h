@@ -115,7 +115,7 @@ bool arch_calls_patchable(void);
  * ULSM__ARCH_HAS_HOOK_ENTRY and ULSM__ARCH_HOOK_ENTRY(...), which emits
  * one hook's entry: a global function that, with every site as compiled,
  * returns DEFAULT; its map (struct ulsm_hook_entry.map, the layout of
- * ULSM_HOOK_MAP_* in <ulsm/lsm.h>); and one ulsm_call_sites record per
+ * ULSM__HOOK_MAP_* in <ulsm/lsm.h>); and one ulsm_call_sites record per
  * site, { site - ., (address of a pointer to the hook's descriptor, plus
  * 1) - . }. The sites, each one instruction the core can replace whole
  * (x86: 5 bytes; aarch64: one aligned word):

@@ -84,8 +84,8 @@ static uintptr_t map_addr(const struct ulsm_hook_entry *e, unsigned int i)
 static uintptr_t slot_addr(const struct ulsm_hook_entry *e, unsigned int slot,
 			   unsigned int what)
 {
-	return map_addr(e, ULSM_HOOK_MAP_SLOT +
-			ULSM_HOOK_MAP_PER_SLOT * slot + what);
+	return map_addr(e, ULSM__HOOK_MAP_SLOT +
+			ULSM__HOOK_MAP_PER_SLOT * slot + what);
 }
 
 static const struct lsm_static_call *slot_of(const struct ulsm_hook_entry *e,
@@ -136,15 +136,15 @@ static uintptr_t slot_target(const struct ulsm_hook_entry *e,
 
 	if (fn && !arch_encode_call(site, fn, &probe))
 		return fn;
-	return slot_addr(e, slot, ULSM_HOOK_MAP_I);
+	return slot_addr(e, slot, ULSM__HOOK_MAP_I);
 }
 
 static uintptr_t role_addr(const struct ulsm_hook_entry *e, unsigned int role)
 {
 	if (role == ROLE_R)
-		return map_addr(e, ULSM_HOOK_MAP_RET);
+		return map_addr(e, ULSM__HOOK_MAP_RET);
 	return slot_addr(e, ROLE_SLOT(role),
-			 ROLE_IS_C(role) ? ULSM_HOOK_MAP_C : ULSM_HOOK_MAP_X);
+			 ROLE_IS_C(role) ? ULSM__HOOK_MAP_C : ULSM__HOOK_MAP_X);
 }
 
 /* The instruction of site @role of @e for the slots of @v. */
@@ -161,18 +161,18 @@ static int role_insn(const struct ulsm_hook_entry *e, const struct hook_view *v,
 		if (v->k)
 			return arch_encode_branch(site, 0, false, out);
 		return arch_encode_return(site,
-					  map_addr(e, ULSM_HOOK_MAP_THUNK), out);
+					  map_addr(e, ULSM__HOOK_MAP_THUNK), out);
 	}
 	target = slot_target(e, v, slot, site);
 	if (ROLE_IS_C(role)) {
 		if (calls_patchable())
 			return arch_encode_call(site, target, out);
 		return arch_encode_call_via(site, target,
-				slot_addr(e, slot, ULSM_HOOK_MAP_M), out);
+				slot_addr(e, slot, ULSM__HOOK_MAP_M), out);
 	}
 	if (!v->on[slot])
 		return arch_encode_branch(site,
-				slot_addr(e, slot, ULSM_HOOK_MAP_N), true, out);
+				slot_addr(e, slot, ULSM__HOOK_MAP_N), true, out);
 	if ((int)slot == v->last)
 		return arch_encode_branch(site, target, true, out);
 	return arch_encode_branch(site, 0, false, out);
@@ -181,12 +181,12 @@ static int role_insn(const struct ulsm_hook_entry *e, const struct hook_view *v,
 /* Which site of @e is at @addr; -1 if none. */
 static int role_at(const struct ulsm_hook_entry *e, uintptr_t addr)
 {
-	if (addr == map_addr(e, ULSM_HOOK_MAP_RET))
+	if (addr == map_addr(e, ULSM__HOOK_MAP_RET))
 		return ROLE_R;
 	for (unsigned int i = 0; i < e->set->slots && i < MAX_SLOTS; i++) {
-		if (addr == slot_addr(e, i, ULSM_HOOK_MAP_X))
+		if (addr == slot_addr(e, i, ULSM__HOOK_MAP_X))
 			return ROLE_X(i);
-		if (addr == slot_addr(e, i, ULSM_HOOK_MAP_C))
+		if (addr == slot_addr(e, i, ULSM__HOOK_MAP_C))
 			return ROLE_C(i);
 	}
 	return -1;

@@ -43,16 +43,16 @@ static uintptr_t map_at(int hook, unsigned int i)
 
 static uintptr_t slot_at(int hook, unsigned int slot, unsigned int what)
 {
-	return map_at(hook, ULSM_HOOK_MAP_SLOT +
-		      ULSM_HOOK_MAP_PER_SLOT * slot + what);
+	return map_at(hook, ULSM__HOOK_MAP_SLOT +
+		      ULSM__HOOK_MAP_PER_SLOT * slot + what);
 }
 
-#define R(h)		map_at(h, ULSM_HOOK_MAP_RET)
-#define X(h, i)		slot_at(h, i, ULSM_HOOK_MAP_X)
-#define C(h, i)		slot_at(h, i, ULSM_HOOK_MAP_C)
-#define N(h, i)		slot_at(h, i, ULSM_HOOK_MAP_N)
-#define I(h, i)		slot_at(h, i, ULSM_HOOK_MAP_I)
-#define M(h, i)		slot_at(h, i, ULSM_HOOK_MAP_M)
+#define R(h)		map_at(h, ULSM__HOOK_MAP_RET)
+#define X(h, i)		slot_at(h, i, ULSM__HOOK_MAP_X)
+#define C(h, i)		slot_at(h, i, ULSM__HOOK_MAP_C)
+#define N(h, i)		slot_at(h, i, ULSM__HOOK_MAP_N)
+#define I(h, i)		slot_at(h, i, ULSM__HOOK_MAP_I)
+#define M(h, i)		slot_at(h, i, ULSM__HOOK_MAP_M)
 
 /* Where the rel32 instruction at @site goes, if its opcode is @op. */
 static uintptr_t rel32_to(uintptr_t site, uint8_t op)
@@ -257,8 +257,8 @@ int main(void)
 	   "seven_args has none (the C walk)");
 
 	/* Three slots on: R and X0, X1 NOPs, X2 the tail call, C<i> calls. */
-	ok(is_nop5(R(FO)), "3 on: R is a NOP");
-	ok(is_nop5(X(FO, 0)) && is_nop5(X(FO, 1)), "  X0, X1 are NOPs");
+	ok(is_nop_site(R(FO)), "3 on: R is a NOP");
+	ok(is_nop_site(X(FO, 0)) && is_nop_site(X(FO, 1)), "  X0, X1 are NOPs");
 	ok(JMP_TO(X(FO, 2)) == cb(FO, 2), "  X2 jumps to omega's callback");
 	ok(CALL_TO(C(FO, 0)) == cb(FO, 0) && CALL_TO(C(FO, 1)) == cb(FO, 1) &&
 	   CALL_TO(C(FO, 2)) == cb(FO, 2), "  C<i> call the callbacks directly");
@@ -271,7 +271,7 @@ int main(void)
 	check_change("alpha off (X1: NOP -> jmp N1)", alpha_off,
 		     "capa:file_open omega:file_open");
 	ok(JMP_TO(X(FO, 1)) == N(FO, 1), "  X1 skips the slot");
-	ok(is_nop5(R(FO)) && JMP_TO(X(FO, 2)) == cb(FO, 2), "  R, X2 unchanged");
+	ok(is_nop_site(R(FO)) && JMP_TO(X(FO, 2)) == cb(FO, 2), "  R, X2 unchanged");
 
 	/* R: NOP -> jmp cb; X0: NOP -> tail call; X2: tail call -> skip. */
 	check_change("omega off (R: NOP -> jmp capa; X2 -> skip)", omega_off,
@@ -294,7 +294,7 @@ int main(void)
 	/* R: jmp -> NOP; X0: skip -> NOP. */
 	check_change("capa on (R: jmp -> NOP; X0: skip -> NOP)", capa_on,
 		     "capa:file_open omega:file_open");
-	ok(is_nop5(R(FO)) && is_nop5(X(FO, 0)), "  R, X0 are NOPs");
+	ok(is_nop_site(R(FO)) && is_nop_site(X(FO, 0)), "  R, X0 are NOPs");
 
 	/* X1: skip -> NOP. */
 	check_change("alpha on (X1: skip -> NOP)", alpha_on,
@@ -406,11 +406,11 @@ static void rt_mid(int step)
 static void rt_tests(void)
 {
 	const int32_t *map = rt_lsm_sealed.entry[SC].map;
-	uintptr_t r = (uintptr_t)&map[ULSM_HOOK_MAP_RET] +
-		      (intptr_t)map[ULSM_HOOK_MAP_RET];
-	uintptr_t thunk = map[ULSM_HOOK_MAP_THUNK] ?
-			  (uintptr_t)&map[ULSM_HOOK_MAP_THUNK] +
-			  (intptr_t)map[ULSM_HOOK_MAP_THUNK] : 0;
+	uintptr_t r = (uintptr_t)&map[ULSM__HOOK_MAP_RET] +
+		      (intptr_t)map[ULSM__HOOK_MAP_RET];
+	uintptr_t thunk = map[ULSM__HOOK_MAP_THUNK] ?
+			  (uintptr_t)&map[ULSM__HOOK_MAP_THUNK] +
+			  (intptr_t)map[ULSM__HOOK_MAP_THUNK] : 0;
 
 #ifdef ULSM_RETURN_THUNK
 	ok(thunk != 0, "set rt returns through __x86_return_thunk (%d)",
@@ -421,7 +421,7 @@ static void rt_tests(void)
 #endif
 	is_int(ulsm_lsm_init(&rt_hook_set, "r1,r2"), 0, "init rt: r1, r2");
 	is_int(ulsm_lsm_allow_toggle(&rt_hook_set), 0, "  allow toggling");
-	ok(is_nop5(r), "  R is a NOP");
+	ok(is_nop_site(r), "  R is a NOP");
 	is_int(rt_security_socket_connect(23), -EACCES,
 	       "DEFINE_LSM_HOOK_ENTRY: the function dispatches (r1 denies 23)");
 	is_int(rt_security_socket_connect(443), 0, "  443 allowed");

@@ -185,6 +185,16 @@ int main(void)
 	is_int(static_call(wc)(1), 2, "  and calls it");
 
 	/* Call sites of a hook slot. */
+#ifdef ULSM_LSM_HAS_ENTRIES
+	/* x86-64: they are the hooks' entries' sites, read back by t_lsm_entry. */
+	diag("hook slots' calls are in the hooks' entries here (t_lsm_entry)");
+	(void)sites;
+	(void)cb;
+	(void)n;
+	(void)file_open;
+	(void)ret_7;
+	return done_testing();
+#endif
 	tl_defaults();
 	is_int(ulsm_lsm_init(&tl_hook_set, "alpha"), 0, "hook set up");
 	cb = (uintptr_t)tl_lsm_sealed.table.file_open[0].hl->hook.lsm_callback;

@@ -121,7 +121,7 @@ struct ulsm_hook_set;
  * @set:      the set
  * @map:      NULL if the hook has no entry (dispatched by the unrolled C
  *            walk); else where the entry's sites and stubs are, as offsets
- *            each relative to its own element (ULSM_HOOK_MAP_*)
+ *            each relative to its own element (ULSM__HOOK_MAP_*)
  * @hook:     the hook's index in the set
  * @ret_size: 0 for a void hook, else sizeof the return type
  * @def:      the hook's DEFAULT, converted to its return type
@@ -143,12 +143,12 @@ struct ulsm_hook_entry {
  * the emulation stub M (makes the call of C through I, then continues after
  * C). Internal to the library and the arch headers.
  */
-#define ULSM_HOOK_MAP_RET	0
-#define ULSM_HOOK_MAP_THUNK	1
-#define ULSM_HOOK_MAP_SLOT	2	/* slot i's five start at 2 + 5 * i */
-#define ULSM_HOOK_MAP_PER_SLOT	5
-enum { ULSM_HOOK_MAP_X, ULSM_HOOK_MAP_C, ULSM_HOOK_MAP_N, ULSM_HOOK_MAP_I,
-       ULSM_HOOK_MAP_M };
+#define ULSM__HOOK_MAP_RET	0
+#define ULSM__HOOK_MAP_THUNK	1
+#define ULSM__HOOK_MAP_SLOT	2	/* slot i's five start at 2 + 5 * i */
+#define ULSM__HOOK_MAP_PER_SLOT	5
+enum { ULSM__HOOK_MAP_X, ULSM__HOOK_MAP_C, ULSM__HOOK_MAP_N, ULSM__HOOK_MAP_I,
+       ULSM__HOOK_MAP_M };
 
 /* The kernel's struct lsm_info, plus the set it belongs to. */
 struct lsm_info {

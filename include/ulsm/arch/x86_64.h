@@ -110,7 +110,7 @@ do {									\
  * everything else is constant. Each site is also a record in the object's
  * "ulsm_call_sites" table whose key reference is the hook's struct
  * ulsm_hook_entry with the low bit set, and the entry's map
- * (ULSM_HOOK_MAP_*) is a table of PC-relative offsets in .rodata.
+ * (ULSM__HOOK_MAP_*) is a table of PC-relative offsets in .rodata.
  *
  * It is emitted from inside a never-called function because only an asm
  * statement in a function takes operands (the DEFAULT, the argument count,
