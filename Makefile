@@ -74,7 +74,7 @@ ZDEFS		:= $(if $(SANITIZE),,-Wl,-z,defs)
 LDLIBS_ALL	:= -pthread -ldl $(LDLIBS)
 
 LIB_SRCS	:= src/sys.c src/error.c src/init.c src/lock.c src/quiesce.c src/registry.c \
-		   src/patch.c src/text_write.c src/sync_core.c src/trap.c \
+		   src/patch.c src/text_write.c src/sync_core.c src/trap.c src/dump.c \
 		   src/static_key.c src/static_call.c src/object.c \
 		   src/lsm_state.c src/lsm_order.c src/lsm_blobs.c src/lsm_slots.c src/lsm_dispatch.c \
 		   src/lsm_seal.c src/lsm_toggle.c src/lsm_query.c
@@ -228,6 +228,11 @@ $(BUILD)/tests/plugin_fdhog.so: tests/plugin_fdhog.c $(HEADERS) $(CONFIG_H)
 $(BUILD)/tests/t_hostile.t: tests/t_hostile.c tests/sites.h $(TEST_DEPS) $(BUILD)/tests/plugin_fdhog.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
+
+# Names in the dump come from the dynamic symbol table: -rdynamic.
+$(BUILD)/tests/t_dump.t: tests/t_dump.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
 
 $(BUILD)/tests/t_fault_walk.t: tests/t_fault_walk.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h tests/maps.h $(TEST_DEPS) $(BUILD)/tests/plugin_walk.so
 	@mkdir -p $(dir $@)

@@ -69,6 +69,7 @@ static void init(void)
 {
 	parse_env();
 	ulsm_lock_atfork_init();
+	ulsm_dump_init();
 }
 
 void ulsm_init(void)

@@ -97,6 +97,20 @@ bool ulsm_lock_held(void);
  * line (src/object.c), failing with its error if one still cannot be.
  */
 int ulsm_update_lock(void);
+
+/* The patch lock if it is free now: 0, or -EBUSY (dump at exit). */
+int ulsm_trylock(void);
+
+/* --- objects (src/object.c), for the dump; patch lock held ------------ */
+
+int ulsm_pending_count(void);
+void ulsm_objects_for_each(void (*fn)(const void *owner,
+				      const void *jump_start,
+				      unsigned long refs, bool pending,
+				      void *arg), void *arg);
+
+/* Register the dump at exit if ULSM_DUMP asks for it (src/dump.c). */
+void ulsm_dump_init(void);
 void ulsm_lock_atfork_init(void);
 
 /* --- statistics -------------------------------------------------------- */

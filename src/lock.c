@@ -99,6 +99,27 @@ static void ticket_release(struct ticket_lock *l)
 	pthread_mutex_unlock(&l->m);
 }
 
+int ulsm_trylock(void)
+{
+	int ret = -EBUSY;
+
+	if (lock_mark)
+		return -EDEADLK;
+	lock_mark = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&patch_lock.m);
+	if (patch_lock.next == patch_lock.serving) {
+		patch_lock.next++;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&patch_lock.m);
+	if (ret) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		lock_mark = 0;
+	}
+	return ret;
+}
+
 int ulsm_lock(void)
 {
 	if (lock_mark)

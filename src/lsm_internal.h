@@ -54,6 +54,10 @@ struct ulsm_lsm_state {
 
 void ulsm_lsm_lock(void);
 void ulsm_lsm_unlock(void);
+/* The framework lock if it is free now: 0 or -EBUSY (dump at exit). */
+int ulsm_lsm_trylock(void);
+/* The initialised sets, up to @max of them into @out; how many there are. */
+size_t ulsm_lsm_sets(struct ulsm_hook_set **out, size_t max);
 
 /* @set's state, allocated on first use; NULL if that fails. Lock held. */
 struct ulsm_lsm_state *ulsm_lsm_state_of(struct ulsm_hook_set *set);

@@ -63,6 +63,15 @@ static struct claimed_set *claimed_find(const struct ulsm_hook_set *set)
 	return NULL;
 }
 
+size_t ulsm_lsm_sets(struct ulsm_hook_set **out, size_t max)
+{
+	unsigned int n = __atomic_load_n(&nclaimed, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n && i < max; i++)
+		out[i] = (struct ulsm_hook_set *)(uintptr_t)claimed[i].set;
+	return n;
+}
+
 int ulsm_lsm_claim(struct ulsm_hook_set *set)
 {
 	struct claimed_set *c;

@@ -8,6 +8,7 @@
  * <ulsm/lsm_hooks.h>, in whichever unit the application chose, and its
  * modules register from constructors in any order.
  */
+#include <errno.h>
 #include <pthread.h>
 
 #include "lsm_internal.h"
@@ -51,6 +52,12 @@ void ulsm_lsm_lock(void)
 {
 	pthread_once(&lsm_lock_once, lsm_lock_init);
 	pthread_mutex_lock(&lsm_lock);
+}
+
+int ulsm_lsm_trylock(void)
+{
+	pthread_once(&lsm_lock_once, lsm_lock_init);
+	return pthread_mutex_trylock(&lsm_lock) ? -EBUSY : 0;
 }
 
 void ulsm_lsm_unlock(void)

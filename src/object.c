@@ -329,6 +329,23 @@ ULSM_API int ulsm_object_unregister(const struct ulsm_object_tables *t)
 	return ret;
 }
 
+int ulsm_pending_count(void)
+{
+	return npending;
+}
+
+void ulsm_objects_for_each(void (*fn)(const void *owner,
+				      const void *jump_start,
+				      unsigned long refs, bool pending,
+				      void *arg), void *arg)
+{
+	for (struct object *o = objects; o; o = o->next)
+		fn(o, o->jump_start, o->refs, false, arg);
+	for (int i = 0; i < npending; i++)
+		fn(NULL, pending[i].tables->jump_start, pending[i].refs, true,
+		   arg);
+}
+
 ULSM_API int ulsm_pending_objects(void)
 {
 	int n;

@@ -236,28 +236,13 @@ static void request(const struct request *r)
 
 /* ---- the parts of the demo -------------------------------------------- */
 
+/* What the library knows: the modules, their order and the slot table. */
 static void show_slots(void)
 {
-	printf("\nSlots: each hook has %u, filled in module order; the walk "
-	       "stops at the\nfirst slot after which all are empty.\n  %-19s",
-	       demo_hook_set.slots, "hook");
-	for (unsigned int s = 0; s < demo_hook_set.slots; s++)
-		printf(s + 1 < demo_hook_set.slots ? " slot %-6u" : " slot %u",
-		       s);
-	printf("\n");
-	for (size_t h = 0; h < demo_hook_set.nhooks; h++) {
-		const char *hook = demo_hook_set.hook_names[h];
-
-		printf("  %-19s", hook);
-		for (unsigned int s = 0; s < demo_hook_set.slots; s++) {
-			const struct lsm_id *id =
-				ulsm_lsm_slot_owner(&demo_hook_set, hook, s);
-
-			printf(s + 1 < demo_hook_set.slots ? " %-11s" : " %s",
-			       id ? id->name : "-");
-		}
-		printf("\n");
-	}
+	printf("\nThe library's own view (ulsm_dump(); ULSM_DUMP=1 prints it at "
+	       "exit):\n");
+	fflush(stdout);
+	ulsm_dump(stdout);
 }
 
 /* The attribute queries: every module answers, or the first that knows. */

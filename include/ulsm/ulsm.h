@@ -14,6 +14,7 @@
  *                           (default SIGRTMAX - 3)
  *   ULSM_SYNC_TIMEOUT_MS=N  how long a signal-sync round waits for the
  *                           threads to answer (default 2000)
+ *   ULSM_DUMP=1|path        ulsm_dump() at exit, to stderr or a file
  *
  * Example:
  *
@@ -23,6 +24,8 @@
  */
 #ifndef ULSM_ULSM_H
 #define ULSM_ULSM_H
+
+#include <stdio.h>
 
 #include <ulsm/compiler.h>
 
@@ -144,6 +147,21 @@ int ulsm_pending_objects(void);
  * that still cannot be registered (ulsm_last_error() explains).
  */
 int ulsm_retry_pending(void);
+
+/**
+ * ulsm_dump - print everything the library knows, for a person to read
+ * @f: where to (stderr, a file)
+ *
+ * The registered objects (and pending ones), every static key with its
+ * state and number of sites, every static call with its target, form and
+ * call sites (how many call the target directly), and every initialised
+ * hook set: its modules with their state and order, and which module sits
+ * in which slot of each hook that has one. Names come from the dynamic
+ * symbol table; a static or hidden key shows as its address. ULSM_DUMP=1
+ * prints this on standard error at exit (ULSM_DUMP=path appends it to a
+ * file). Takes the library's locks: not from a signal handler.
+ */
+void ulsm_dump(FILE *f);
 
 /**
  * ulsm_last_error - what went wrong in this thread's last failed update

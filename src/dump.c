@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ulsm_dump(): everything the library knows, in one place, for a person
+ * reading it: the registered and pending objects, every static key with
+ * its state and sites, every static call with its target, form and call
+ * sites, every hook set with its modules and slot table. ULSM_DUMP prints
+ * it at exit.
+ *
+ * Names come from dladdr(), which knows the dynamic symbols only: a
+ * static or hidden key is shown by its address.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ulsm/lsm.h>
+
+#include "internal.h"
+#include "lsm_internal.h"
+
+static void put_addr(FILE *f, const void *p)
+{
+	Dl_info info;
+
+	if (p && dladdr(p, &info) && info.dli_sname &&
+	    info.dli_saddr == p)
+		fprintf(f, "%s", info.dli_sname);
+	else if (p && dladdr(p, &info) && info.dli_fname)
+		fprintf(f, "%p (in %s)", p, strrchr(info.dli_fname, '/') ?
+			strrchr(info.dli_fname, '/') + 1 : info.dli_fname);
+	else
+		fprintf(f, "%p", p);
+}
+
+static int cmp_key_addr(const void *a, const void *b)
+{
+	const struct ulsm_site *x = a, *y = b;
+	uintptr_t kx = (uintptr_t)x->key, ky = (uintptr_t)y->key;
+
+	if (kx != ky)
+		return (kx > ky) - (kx < ky);
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+struct object_count {
+	FILE *f;
+	const struct ulsm_site *sites;
+	size_t n;
+	int index;
+};
+
+static void show_object(const void *owner, const void *jump_start,
+			unsigned long refs, bool pending, void *arg)
+{
+	struct object_count *c = arg;
+	size_t kinds[4] = { 0, 0, 0, 0 };
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->sites[i].owner == owner && c->sites[i].kind < 4)
+			kinds[c->sites[i].kind]++;
+	fprintf(c->f, "  object %d: tables at ", ++c->index);
+	put_addr(c->f, jump_start);
+	if (pending)
+		fprintf(c->f, ": PENDING (its sites run as compiled; every "
+			"update retries it)\n");
+	else
+		fprintf(c->f, ": %zu key sites, %zu trampolines, %zu call "
+			"sites, %zu hook-entry sites; %lu reference(s)\n",
+			kinds[ULSM_SITE_BRANCH], kinds[ULSM_SITE_TRAMP],
+			kinds[ULSM_SITE_CALL], kinds[ULSM_SITE_HOOK], refs);
+}
+
+static void show_keys(FILE *f, const struct ulsm_site *s, size_t n)
+{
+	size_t i = 0, keys = 0;
+
+	fprintf(f, "static keys:\n");
+	while (i < n) {
+		const struct static_key *key = s[i].key;
+		size_t j = i, sites = 0;
+
+		for (; j < n && s[j].key == s[i].key; j++)
+			sites += s[j].kind == ULSM_SITE_BRANCH;
+		if (sites) {
+			int count = __atomic_load_n(&key->enabled,
+						    __ATOMIC_RELAXED);
+
+			fprintf(f, "  ");
+			put_addr(f, key);
+			fprintf(f, ": %s (count %d), %zu site(s)\n",
+				count > 0 ? "enabled" : "disabled", count, sites);
+			keys++;
+		}
+		i = j;
+	}
+	if (!keys)
+		fprintf(f, "  none with sites\n");
+}
+
+/* The set whose slots' static-call keys include @key, or NULL. */
+static struct ulsm_hook_set *slot_set(const void *key,
+				      struct ulsm_hook_set *const *sets,
+				      size_t nsets)
+{
+	for (size_t i = 0; i < nsets; i++) {
+		uintptr_t lo = (uintptr_t)sets[i]->sealed;
+
+		if ((uintptr_t)key >= lo &&
+		    (uintptr_t)key < lo + sets[i]->sealed_size)
+			return sets[i];
+	}
+	return NULL;
+}
+
+static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
+		       struct ulsm_hook_set *const *sets, size_t nsets)
+{
+	size_t i = 0, calls = 0, slots = 0;
+
+	fprintf(f, "static calls:\n");
+	while (i < n) {
+		if (s[i].kind != ULSM_SITE_BRANCH &&
+		    slot_set(s[i].key, sets, nsets)) {
+			/* A hook slot's: shown with its set, below. */
+			size_t j = i;
+
+			while (j < n && s[j].key == s[i].key)
+				slots += s[j++].kind == ULSM_SITE_TRAMP;
+			i = j;
+			continue;
+		}
+		const struct static_call_key *key = s[i].key;
+		size_t j = i, tramps = 0, sites = 0, direct = 0;
+		uintptr_t tramp = 0;
+		int form = 0;
+
+		for (; j < n && s[j].key == s[i].key; j++) {
+			uintptr_t callee;
+
+			if (s[j].kind == ULSM_SITE_TRAMP) {
+				tramps++;
+				tramp = s[j].addr;
+			} else if (s[j].kind == ULSM_SITE_CALL) {
+				sites++;
+				direct += !arch_decode_call(s[j].addr, &callee) &&
+					  key->func &&
+					  callee == (uintptr_t)key->func;
+			}
+		}
+		if (tramps) {
+			struct ulsm_insn cur;
+
+			if (arch_read_tramp(tramp, &cur, &form))
+				form = -1;
+			fprintf(f, "  ");
+			put_addr(f, (const void *)tramp);
+			fprintf(f, " -> ");
+			if (key->func)
+				put_addr(f, key->func);
+			else
+				fprintf(f, "NULL");
+			fprintf(f, ", %s form", form < 0 ? "unknown" :
+				ulsm_static_call_form_name(form));
+			if (sites)
+				fprintf(f, ", %zu call site(s), %zu direct",
+					sites, direct);
+			fprintf(f, "\n");
+			calls++;
+		}
+		i = j;
+	}
+	if (!calls)
+		fprintf(f, "  none of the program's own\n");
+	if (slots)
+		fprintf(f, "  and %zu hook slots' calls (with their sets, "
+			"below)\n", slots);
+}
+
+static const char *state_name(int state)
+{
+	switch (state) {
+	case MOD_REGISTERED:
+		return "registered";
+	case MOD_OFF:
+		return "off";
+	case MOD_ORDERED:
+		return "ordered";
+	case MOD_ACTIVE:
+		return "active";
+	case MOD_FAILED:
+		return "failed";
+	default:
+		return "?";
+	}
+}
+
+static void show_set(FILE *f, struct ulsm_hook_set *set)
+{
+	struct ulsm_lsm_state *st = set->state;
+
+	size_t entries = 0;
+
+	for (size_t h = 0; set->entries && h < set->nhooks; h++)
+		entries += set->entries[h].map != NULL;
+	fprintf(f, "hook set %s: %zu hooks (%zu dispatched by an entry, the "
+		"others by the inline walk), %u slots each%s%s\n", set->name,
+		set->nhooks, entries, set->slots,
+		st && st->sealed ? ", sealed" : "",
+		st && st->toggle_allowed ? ", toggling allowed" : "");
+	if (!st)
+		return;
+	fprintf(f, "  active, in order: %s\n",
+		st->list && *st->list ? st->list : "(none)");
+	fprintf(f, "  modules:");
+	for (struct lsm_info *m = st->modules; m; m = m->next) {
+		size_t pos = 0;
+
+		while (pos < st->nordered && st->ordered[pos] != m)
+			pos++;
+		fprintf(f, " %s (%s", m->name, state_name(m->ulsm_state));
+		if (pos < st->nordered)
+			fprintf(f, ", #%zu", pos + 1);
+		fprintf(f, ")");
+	}
+	fprintf(f, "\n  slots (module, \"(off)\" when toggled off; hooks "
+		"with no module left out):\n");
+	for (size_t h = 0; h < set->nhooks; h++) {
+		bool any = false;
+
+		for (unsigned int i = 0; i < set->slots && !any; i++)
+			any = set->table[h * set->slots + i].hl != NULL;
+		if (!any)
+			continue;
+		fprintf(f, "    %-24s", set->hook_names[h]);
+		for (unsigned int i = 0; i < set->slots; i++) {
+			const struct lsm_static_call *s =
+				&set->table[h * set->slots + i];
+
+			if (!s->hl)
+				fprintf(f, " -");
+			else
+				fprintf(f, " %s%s", s->hl->lsmid->name,
+					static_key_enabled(&s->active->key) ?
+					"" : "(off)");
+		}
+		fprintf(f, "\n");
+	}
+}
+
+/* The dump itself; the caller holds the framework lock and the patch lock. */
+static void dump_locked(FILE *f)
+{
+	struct object_count oc = { f, NULL, 0, 0 };
+	struct ulsm_site *sites;
+	struct ulsm_hook_set *sets[64];
+	size_t n = ulsm_registry_snapshot(NULL, 0), nsets;
+
+	fprintf(f, "ulsm %s, %s back end, core sync: %s, pending objects: %d\n",
+		ULSM_VERSION, ulsm_backend(), ulsm_sync_name(),
+		ulsm_pending_count());
+	sites = ulsm_calloc(n + 1, sizeof(*sites));
+	if (!sites) {
+		fprintf(f, "  (no memory for the list of %zu sites)\n", n);
+		return;
+	}
+	n = ulsm_registry_snapshot(sites, n);
+	oc.sites = sites;
+	oc.n = n;
+	fprintf(f, "objects:\n");
+	ulsm_objects_for_each(show_object, &oc);
+	if (!oc.index)
+		fprintf(f, "  none\n");
+	nsets = ulsm_lsm_sets(sets, ARRAY_SIZE(sets));
+	if (nsets > ARRAY_SIZE(sets))
+		nsets = ARRAY_SIZE(sets);
+	qsort(sites, n, sizeof(*sites), cmp_key_addr);
+	show_keys(f, sites, n);
+	show_calls(f, sites, n, sets, nsets);
+	ulsm_free(sites);
+	if (!nsets)
+		fprintf(f, "hook sets: none initialised\n");
+	for (size_t i = 0; i < nsets; i++)
+		show_set(f, sets[i]);
+	fflush(f);
+}
+
+ULSM_API void ulsm_dump(FILE *f)
+{
+	if (!f)
+		return;
+	ulsm_init();
+	ulsm_lsm_lock();
+	if (ulsm_lock()) {
+		ulsm_lsm_unlock();
+		fprintf(f, "ulsm: no dump from a signal handler inside an "
+			"update\n");
+		return;
+	}
+	dump_locked(f);
+	ulsm_unlock();
+	ulsm_lsm_unlock();
+}
+
+/*
+ * ULSM_DUMP=1 (standard error) or ULSM_DUMP=path (appended): the dump at
+ * exit. Another thread may be in the middle of an update then, or even
+ * stopped holding a lock for good: wait a second at most, then say so.
+ */
+static void dump_at_exit(void)
+{
+	const char *to = getenv("ULSM_DUMP");
+	FILE *f = stderr;
+	bool opened = false;
+
+	if (!to || !*to || !strcmp(to, "0"))
+		return;
+	if (strcmp(to, "1")) {
+		f = fopen(to, "a");
+		if (!f)
+			return;
+		opened = true;
+	}
+	for (int tries = 0;; tries++) {
+		if (!ulsm_lsm_trylock()) {
+			if (!ulsm_trylock()) {
+				dump_locked(f);
+				ulsm_unlock();
+				ulsm_lsm_unlock();
+				break;
+			}
+			ulsm_lsm_unlock();
+		}
+		if (tries == 100) {
+			fprintf(f, "ulsm: an update is in progress at exit: no "
+				"dump\n");
+			break;
+		}
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	if (opened)
+		fclose(f);
+}
+
+void ulsm_dump_init(void)
+{
+	const char *to = getenv("ULSM_DUMP");
+
+	if (to && *to && strcmp(to, "0"))
+		atexit(dump_at_exit);
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ulsm_dump() says what the library knows, and ULSM_DUMP=path writes the
+ * same at exit: objects, keys with their state and sites, static calls
+ * with their target and form, hook sets with modules and slots.
+ *
+ * Linked with -rdynamic, so that names are in the dynamic symbol table.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ulsm/static_call.h>
+#include <ulsm/static_key.h>
+#include <ulsm/ulsm.h>
+
+#include "tap.h"
+#include "test_lsm.h"
+
+DEFINE_STATIC_KEY_FALSE(dump_key_off);
+DEFINE_STATIC_KEY_TRUE(dump_key_on);
+
+int dump_target(int x);
+int dump_target(int x)
+{
+	return x + 1;
+}
+
+DEFINE_STATIC_CALL(dump_call, dump_target);
+
+__attribute__((noinline)) int dump_sites(void);
+__attribute__((noinline)) int dump_sites(void)
+{
+	return static_branch_unlikely(&dump_key_off) +
+	       static_branch_likely(&dump_key_on) +
+	       static_branch_unlikely(&dump_key_on) +
+	       static_call(dump_call)(1);
+}
+
+static char *dump_to_string(void)
+{
+	static char buf[65536];
+	FILE *f = tmpfile();
+	size_t n;
+
+	if (!f)
+		return NULL;
+	ulsm_dump(f);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The line of @out that mentions @what, or "". */
+static const char *line_of(const char *out, const char *what)
+{
+	static char line[512];
+	const char *p = strstr(out, what), *start, *end;
+
+	if (!p)
+		return "";
+	for (start = p; start > out && start[-1] != '\n'; start--)
+		;
+	end = strchr(p, '\n');
+	snprintf(line, sizeof(line), "%.*s",
+		 (int)(end ? end - start : (long)strlen(start)), start);
+	return line;
+}
+
+static int at_exit(const char *self)
+{
+	char path[] = "/tmp/ulsm-dump-XXXXXX", cmd[4096], buf[65536];
+	const char *emu = getenv("ULSM_EMU");
+	int fd = mkstemp(path), status;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	snprintf(cmd, sizeof(cmd), "ULSM_DUMP=%s %s %s --child >/dev/null",
+		 path, emu && *emu ? emu : "", self);
+	status = system(cmd);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	unlink(path);
+	buf[n > 0 ? n : 0] = '\0';
+	ok(WIFEXITED(status) && !WEXITSTATUS(status), "the child ran");
+	return strstr(buf, "hook set tl") && strstr(buf, "dump_key_off");
+}
+
+int main(int argc, char **argv)
+{
+	const char *out, *l;
+
+	tl_defaults();
+	if (ulsm_lsm_init(&tl_hook_set, "alpha,beta"))
+		return 1;
+	if (argc > 1 && !strcmp(argv[1], "--child"))
+		return 0;	/* the dump is the atexit handler's */
+	dump_sites();
+	if (static_call_update(dump_call, (void *)__static_call_return0))
+		diag("update failed: %s", ulsm_last_error());
+
+	out = dump_to_string();
+	ok(out && *out, "ulsm_dump() writes something");
+	if (!out)
+		return done_testing();
+	diag("%s", line_of(out, "back end"));
+	ok(strstr(out, ulsm_backend()) != NULL, "it names the back end");
+	l = line_of(out, "object 1");
+	ok(*l, "it lists the objects: %s", l);
+	if (strcmp(ulsm_backend(), "generic")) {
+		l = line_of(out, "dump_key_off");
+		ok(strstr(l, "disabled") && strstr(l, "1 site"),
+		   "a disabled key and its site: %s", l);
+		l = line_of(out, "dump_key_on");
+		ok(strstr(l, "enabled") && strstr(l, "2 site"),
+		   "an enabled key and its 2 sites: %s", l);
+		l = line_of(out, "-> __static_call_return0");
+		ok(*l, "a static call's target, by name: %s", l);
+	}
+	l = line_of(out, "hook set tl");
+	ok(*l, "the hook set: %s", l);
+	l = line_of(out, "active, in order");
+	ok(strstr(l, "capa,alpha,beta") != NULL, "its modules in order: %s",
+	   l);
+	l = line_of(out, "file_open ");
+	ok(strstr(l, "capa") && strstr(l, "alpha") && strstr(l, "beta"),
+	   "the slots of file_open: %s", l);
+	ok(at_exit(argv[0]), "ULSM_DUMP=path writes the same at exit");
+	return done_testing();
+}
