@@ -2,14 +2,14 @@
 /*
  * Does dispatching LSM-style hooks through static calls remove the cost of
  * the indirect calls it replaced, and does it cost what hard-coded calls
- * cost? The seed's claim, measured side by side.
+ * cost? The kernel change's claim, measured side by side.
  *
  * The same two hooks (bench_hook_defs.h: file_permission, an int hook, and
  * file_free_security, a void hook), the same callbacks (m0 .. m7), four
  * dispatchers (bench/hk_bench.h):
  *
  *   baseline  per-hook linked lists walked with indirect calls, as before
- *             the seed
+ *             the kernel change
  *   limit     hard-coded chains of direct calls to the callbacks
  *   ulsm      the hook's entry of <ulsm/lsm_hooks.h>, as the security_*
  *             function itself

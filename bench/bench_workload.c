@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The seed's Unixbench table, in a process: what does the dispatch of a
+ * The kernel change's Unixbench table, in a process: what does the dispatch of a
  * few hooks weigh in operations that make real system calls?
  *
  * Four operations (wl_bench.h): a 1-byte write and read on a pipe, a
@@ -11,7 +11,7 @@
  *
  *   none   the same system calls, no hook: the kernel's share
  *   lists  the hooks dispatched by lists walked with indirect calls, the
- *          design the seed replaced (bench/lsm_lists.h)
+ *          design the kernel change replaced (bench/lsm_lists.h)
  *   ulsm   the hooks dispatched by their entries (<ulsm/lsm_hooks.h>)
  *
  * in each variant the compiler has flags for (plain, retpoline, rethunk:
@@ -19,7 +19,7 @@
  * with them alike. The kernel's own mitigations are the machine's, and
  * the same for every case.
  *
- * Printed: the seed's table (throughput of ulsm over the lists, Delta(%),
+ * Printed: the kernel change's table (throughput of ulsm over the lists, Delta(%),
  * and the geometric mean of a variant's rows, the Hook Dispatch Index),
  * then every case in ns and operations per second, with the hooks' share
  * of the operation: (case - none) / case.
@@ -270,7 +270,7 @@ static int setup_modules(void)
 
 static struct bench_machine machine;
 
-/* Throughput of ulsm over the lists, the seed's Delta(%). */
+/* Throughput of ulsm over the lists, the kernel change's Delta(%). */
 static double delta(int v, int op)
 {
 	double u = med(v, op, WL_ULSM);
@@ -286,7 +286,7 @@ static void print_legend(void)
 	       "  none   the same system calls and no hook: the kernel's "
 	       "share\n"
 	       "  lists  the hooks walked as lists with indirect calls, the "
-	       "design the seed\n"
+	       "design the kernel change\n"
 	       "         replaced\n"
 	       "  ulsm   the hooks dispatched by their entries, patched to "
 	       "call the modules\n"
@@ -297,7 +297,7 @@ static void print_legend(void)
 
 static void print_seed_table(void)
 {
-	printf("The seed's table: Delta(%%) is the throughput ulsm gains over "
+	printf("The kernel change's table: Delta(%%) is the throughput ulsm gains over "
 	       "the lists,\n(lists ns / ulsm ns - 1) x 100, medians of this "
 	       "run; + is better. Hook Dispatch\nIndex: per variant, the "
 	       "geometric mean of the operations' throughput ratios, as\na "

@@ -5,7 +5,7 @@
  * bench_hooks dispatches the same hooks (bench_hook_defs.h) to the same
  * callbacks in three ways:
  *
- *   baseline  the design the seed replaced: per hook a linked list of
+ *   baseline  the design the kernel change replaced: per hook a linked list of
  *             struct security_hook_list, walked with one indirect call per
  *             entry (hk_base.c)
  *   limit     hard-coded chains of direct calls (hk_limit.c): what no

@@ -51,7 +51,7 @@ static void print_legend(void)
 {
 	printf("Implementations (the same callbacks, the same flags; "
 	       "bench/hk_bench.h):\n"
-	       "  baseline  the design the seed replaced: per hook a list of "
+	       "  baseline  the design the kernel change replaced: per hook a list of "
 	       "entries, walked\n"
 	       "            with one indirect call per module\n"
 	       "  limit     hard-coded direct calls to the first k callbacks, "
@@ -76,7 +76,7 @@ static void print_legend(void)
 }
 
 /*
- * The seed's table: Delta(%) is the throughput gained by ulsm over the
+ * The kernel change's table: Delta(%) is the throughput gained by ulsm over the
  * baseline, (baseline ns / ulsm ns - 1) * 100, as Unixbench's scores are
  * throughputs; the index is the geometric mean of a variant's rows.
  */
@@ -86,7 +86,7 @@ void print_seed_table(void)
 	int n = rows(r);
 
 	print_legend();
-	printf("ulsm against the baseline, the seed's table. Delta(%%): the "
+	printf("ulsm against the baseline, the kernel change's table. Delta(%%): the "
 	       "throughput ulsm gains\nover the baseline, (baseline ns / ulsm "
 	       "ns - 1) x 100, from this run's medians;\n+ is better. Hook "
 	       "Dispatch Index: per variant, the geometric mean of the rows'\n"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/lsm_lists.h - the hook dispatch the seed replaced, for the
+ * bench/lsm_lists.h - the hook dispatch the kernel change replaced, for the
  * benchmarks' baselines: per hook a list head, per module and hook a
  * struct security_hook_list on that list, and call_int_hook /
  * call_void_hook walking the list with one indirect call per entry (a

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_workload's lists, compiled once per variant (wl_bench.h): the
- * security_* functions as the kernel wrote them before the seed, over
+ * security_* functions as the kernel wrote them before the change, over
  * bench/lsm_lists.h, with the three modules' callbacks on the lists.
  */
 #include <errno.h>

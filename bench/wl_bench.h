@@ -3,7 +3,7 @@
  * bench/wl_bench.h - what bench_workload.c and its per-variant objects
  * share.
  *
- * bench_workload reproduces the shape of the seed's Unixbench table in a
+ * bench_workload reproduces the shape of the kernel change's Unixbench table in a
  * process: each operation makes real system calls, and before each call a
  * security_* function dispatches a hook (wl_hook_defs.h) to three modules
  * (wl_mods.c), as a kernel with three LSMs would:
@@ -19,7 +19,7 @@
  *
  * Three ways to dispatch (the "impl" of a case): none (no security_*
  * call at all: the kernel's share alone), lists (bench/lsm_lists.h, the
- * design the seed replaced) and ulsm (the hooks' entries, each the
+ * design the kernel change replaced) and ulsm (the hooks' entries, each the
  * security_* function itself). Each is compiled once per variant (plain,
  * retpoline, rethunk; bench/sc_bench.h), callbacks included, and every
  * global symbol carries its variant: WL_SYM(loop_pipe_ulsm, plain).
