@@ -132,23 +132,16 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 			continue;
 		}
 		const struct static_call_key *key = s[i].key;
-		size_t j = i, tramps = 0, sites = 0, direct = 0;
+		size_t j = i, tramps = 0;
 		uintptr_t tramp = 0;
-		int form = 0;
+		int form = 0, sites, direct;
 
-		for (; j < n && s[j].key == s[i].key; j++) {
-			uintptr_t callee;
-
+		for (; j < n && s[j].key == s[i].key; j++)
 			if (s[j].kind == ULSM_SITE_TRAMP) {
 				tramps++;
 				tramp = s[j].addr;
-			} else if (s[j].kind == ULSM_SITE_CALL) {
-				sites++;
-				direct += !arch_decode_call(s[j].addr, &callee) &&
-					  key->func &&
-					  callee == (uintptr_t)key->func;
 			}
-		}
+		sites = ulsm_call_sites_count(key, &direct);
 		if (tramps) {
 			struct ulsm_insn cur;
 
@@ -163,8 +156,8 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 				fprintf(f, "NULL");
 			fprintf(f, ", %s form", form < 0 ? "unknown" :
 				ulsm_static_call_form_name(form));
-			if (sites)
-				fprintf(f, ", %zu call site(s), %zu direct",
+			if (sites > 0)
+				fprintf(f, ", %d call site(s), %d direct",
 					sites, direct);
 			fprintf(f, "\n");
 			calls++;

@@ -274,6 +274,12 @@ int ulsm_call_sites_collect(const struct ulsm_call_site *start,
 			    const void *owner, struct ulsm_site *sites,
 			    size_t *n, struct ulsm_batch *b);
 
+/*
+ * How many call sites @key has (its hook-entry calls included), and in
+ * *@direct how many call its target directly now. Patch lock held.
+ */
+int ulsm_call_sites_count(const struct static_call_key *key, int *direct);
+
 /* The address a PC-relative table field refers to. */
 static inline uintptr_t ulsm_rel(const int32_t *field)
 {

@@ -415,6 +415,15 @@ static int count_site(const struct ulsm_site *s, void *arg)
 	return 0;
 }
 
+int ulsm_call_sites_count(const struct static_call_key *key, int *direct)
+{
+	struct count_arg arg = { key, 0, 0 };
+
+	ulsm_registry_for_key(key, count_site, &arg);
+	*direct = arg.direct;
+	return arg.sites;
+}
+
 ULSM_API int ulsm_static_call_sites(const struct static_call_key *key,
 				    int *direct)
 {
@@ -431,11 +440,11 @@ ULSM_API int ulsm_static_call_sites(const struct static_call_key *key,
 	ret = ulsm_lock();
 	if (ret)
 		return ret;
-	ulsm_registry_for_key(key, count_site, &arg);
+	ret = ulsm_call_sites_count(key, &arg.direct);
 	ulsm_unlock();
 	if (direct)
 		*direct = arg.direct;
-	return arg.sites;
+	return ret;
 }
 
 ULSM_API const char *ulsm_static_call_form_name(int form)

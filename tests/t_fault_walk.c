@@ -46,6 +46,7 @@
 
 #include "internal.h"		/* ulsm_registry_snapshot, struct ulsm_site */
 #include "maps.h"
+#include "runtime.h"
 #include "tap.h"
 #include "test_lsm.h"
 
@@ -292,19 +293,7 @@ struct mode {
 	const char *name;
 };
 
-/*
- * Under ThreadSanitizer and under qemu-user the signal sync refuses every
- * update (their own thread blocks every signal, rightly an -EDEADLK):
- * membarrier only there.
- */
-#if defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define UNDER_TSAN 1
-# endif
-#endif
-#ifdef __SANITIZE_THREAD__
-# define UNDER_TSAN 1
-#endif
+/* Where the signal sync cannot work (tests/runtime.h): membarrier only. */
 
 static const struct mode modes[] = {
 	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, "procmem+membarrier" },
@@ -315,15 +304,7 @@ static const struct mode modes[] = {
 
 static bool mode_usable(const struct mode *m)
 {
-	const char *emu = getenv("ULSM_EMU");
-
-	if (m->sync != ULSM_SYNC_SIGNAL)
-		return true;
-#ifdef UNDER_TSAN
-	return false;
-#else
-	return !emu || !*emu;
-#endif
+	return m->sync != ULSM_SYNC_SIGNAL || signal_sync_usable();
 }
 
 /* What the counting child found, inherited by the walking children. */

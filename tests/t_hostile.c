@@ -43,6 +43,7 @@
 #include <ulsm/ulsm.h>
 
 #include "sites.h"
+#include "runtime.h"
 #include "tap.h"
 
 #if defined(__has_include)
@@ -53,14 +54,6 @@
 # endif
 #endif
 
-#if defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define UNDER_TSAN 1
-# endif
-#endif
-#ifdef __SANITIZE_THREAD__
-# define UNDER_TSAN 1
-#endif
 
 #ifdef ULSM_ARCH_GENERIC
 int main(void)
@@ -199,9 +192,7 @@ static void *fd_hog(void *arg)
  */
 static bool emulated_maps_refusal(void)
 {
-	const char *emu = getenv("ULSM_EMU");
-
-	return emu && *emu && strstr(ulsm_last_error(), "Bad address");
+	return under_emulator() && strstr(ulsm_last_error(), "Bad address");
 }
 
 static void flip_under_hog(rlim_t limit)
@@ -615,8 +606,7 @@ static void *pester(void *arg)
 
 static void case_deadlock(void)
 {
-	const char *emu = getenv("ULSM_EMU");
-	int flips = emu && *emu ? 200 : 2000;
+	int flips = under_emulator() ? 200 : 2000;
 	pthread_t self = pthread_self(), t;
 	struct sigaction sa;
 
@@ -658,20 +648,6 @@ static void case_deadlock(void)
 	printf("#   %d handler updates refused with -EDEADLK, none hung\n",
 	       handler_runs);
 	check(hk_consistent(), "sites agree with the key");
-}
-
-/*
- * Under ThreadSanitizer and qemu-user a thread of the runtime blocks every
- * signal, so the signal sync (rightly) refuses every update: -EDEADLK.
- */
-static bool signal_sync_usable(void)
-{
-	const char *emu = getenv("ULSM_EMU");
-
-#ifdef UNDER_TSAN
-	return false;
-#endif
-	return !emu || !*emu;
 }
 
 int main(void)

@@ -30,14 +30,6 @@ static int foreign_threads(void)
 	return n - 1;
 }
 
-#if defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define UNDER_TSAN 1
-# endif
-#endif
-#ifdef __SANITIZE_THREAD__
-# define UNDER_TSAN 1
-#endif
 
 int main(int argc, char **argv)
 {
