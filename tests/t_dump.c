@@ -88,7 +88,8 @@ static int at_exit(const char *self)
 	unlink(path);
 	buf[n > 0 ? n : 0] = '\0';
 	ok(WIFEXITED(status) && !WEXITSTATUS(status), "the child ran");
-	return strstr(buf, "hook set tl") && strstr(buf, "dump_key_off");
+	return strstr(buf, "hook set tl") &&
+	       (!strcmp(ulsm_backend(), "generic") || strstr(buf, "dump_key_off"));
 }
 
 int main(int argc, char **argv)
@@ -110,9 +111,10 @@ int main(int argc, char **argv)
 		return done_testing();
 	diag("%s", line_of(out, "back end"));
 	ok(strstr(out, ulsm_backend()) != NULL, "it names the back end");
-	l = line_of(out, "object 1");
-	ok(*l, "it lists the objects: %s", l);
 	if (strcmp(ulsm_backend(), "generic")) {
+		/* The generic back end registers no object: nothing to patch. */
+		l = line_of(out, "object 1");
+		ok(*l, "it lists the objects: %s", l);
 		l = line_of(out, "dump_key_off");
 		ok(strstr(l, "disabled") && strstr(l, "1 site"),
 		   "a disabled key and its site: %s", l);
