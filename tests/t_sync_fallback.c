@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "runtime.h"
 #include "stress.h"
 
 /* Threads of this process that it did not create (an emulator's own). */
