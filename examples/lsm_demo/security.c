@@ -4,11 +4,13 @@
  * defines the hook set, and the security_*() functions the host calls
  * before it does something (the kernel's security/security.c).
  *
- * Each wrapper is a call_int_hook() or call_void_hook(): per slot, two
- * static keys (a tail key that ends the walk when this slot and all after
- * it are empty, and the slot's own key) and a direct call, patched from
- * the slot's trampoline to the module's callback. Hooks whose result is
- * not "the first refusal" write their own loop with lsm_for_each_hook().
+ * Each wrapper is a call_int_hook() or call_void_hook(). On x86-64 that
+ * is a call of the hook's entry, whose code the library patches to call
+ * the active modules' callbacks directly and tail-call the last one; on
+ * the generic and aarch64 back ends it is an unrolled walk, per slot two
+ * static keys and a direct call patched to the module's callback
+ * (docs/hook-framework.md, "Dispatch"). Hooks whose result is not "the
+ * first refusal" write their own loop with lsm_for_each_hook().
  */
 #include <stdio.h>
 #include <string.h>
