@@ -154,6 +154,26 @@ __attribute__((unused)) static int is_call_to(uintptr_t site, uintptr_t target)
 #endif
 }
 
+/*
+ * A direct call to @target ends at @label (a recorded call site) or a few
+ * register moves before it (an instrumented build puts some there; the
+ * library checked those at registration).
+ */
+__attribute__((unused))
+static int calls_before(uintptr_t label, uintptr_t target)
+{
+#if defined(ULSM_ARCH_AARCH64)
+	for (uintptr_t gap = 0; gap <= 3; gap++)
+		if (is_call_to(label - 4 * (gap + 1), target))
+			return 1;
+#else
+	for (uintptr_t gap = 0; gap <= 12; gap++)
+		if (is_call_to(label - gap - 5, target))
+			return 1;
+#endif
+	return 0;
+}
+
 /* Write text behind the library's back, as a debugger or another JIT would. */
 __attribute__((unused))
 static int poke_text(uintptr_t addr, const void *bytes, size_t len)

@@ -16,6 +16,7 @@
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
 
+#include "sites.h"
 #include "tap.h"
 #include "test_lsm.h"
 
@@ -118,9 +119,15 @@ int main(int argc, char **argv)
 		l = line_of(out, "dump_key_off");
 		ok(strstr(l, "disabled") && strstr(l, "1 site"),
 		   "a disabled key and its site: %s", l);
+		/* Two in the source; the compiler may duplicate one. */
+		uintptr_t sites[8];
+		char want[32];
+
+		snprintf(want, sizeof(want), " %zu site",
+			 find_sites(&dump_key_on, sites, NULL, 8));
 		l = line_of(out, "dump_key_on");
-		ok(strstr(l, "enabled") && strstr(l, "2 site"),
-		   "an enabled key and its 2 sites: %s", l);
+		ok(strstr(l, "enabled") && strstr(l, want),
+		   "an enabled key and its sites (%s): %s", want + 1, l);
 		l = line_of(out, "-> __static_call_return0");
 		ok(*l, "a static call's target, by name: %s", l);
 	}

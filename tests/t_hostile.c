@@ -570,6 +570,7 @@ static void case_fifo(void)
 /* --- deadlock ----------------------------------------------------------- */
 
 static volatile int handler_ret = 1, handler_runs;
+static unsigned long handlers_done;
 
 static void update_in_handler(int sig)
 {
@@ -583,6 +584,7 @@ static void update_in_handler(int sig)
 		handler_runs++;
 	else if (!ret)
 		static_branch_disable(&other);
+	__atomic_add_fetch(&handlers_done, 1, __ATOMIC_RELEASE);
 }
 
 static void raise_in_lock(unsigned long ticket)
@@ -598,7 +600,19 @@ static void *pester(void *arg)
 	pthread_t target = *(pthread_t *)arg;
 
 	while (!__atomic_load_n(&pester_stop, __ATOMIC_ACQUIRE)) {
+		unsigned long done = __atomic_load_n(&handlers_done,
+						     __ATOMIC_ACQUIRE);
+
 		pthread_kill(target, SIGUSR1);
+		/*
+		 * The next signal once this one's handler has finished: a
+		 * handler that runs between updates does two whole updates,
+		 * and a signal always pending would keep the thread in its
+		 * handler for ever where updates are slow (an emulator).
+		 */
+		while (__atomic_load_n(&handlers_done, __ATOMIC_ACQUIRE) == done &&
+		       !__atomic_load_n(&pester_stop, __ATOMIC_ACQUIRE))
+			usleep(10);
 		usleep(50);
 	}
 	return NULL;

@@ -82,21 +82,6 @@ static size_t slot0_sites(uintptr_t *out, size_t max)
 	return k;
 }
 
-/* A direct call to @target ends at @label or a few moves before it. */
-static int calls_before(uintptr_t label, uintptr_t target)
-{
-#if defined(ULSM_ARCH_AARCH64)
-	for (uintptr_t gap = 0; gap <= 3; gap++)
-		if (is_call_to(label - 4 * (gap + 1), target))
-			return 1;
-#else
-	for (uintptr_t gap = 0; gap <= 12; gap++)
-		if (is_call_to(label - gap - 5, target))
-			return 1;
-#endif
-	return 0;
-}
-
 static int all_call(const uintptr_t *s, size_t n, uintptr_t target)
 {
 	for (size_t i = 0; i < n; i++)

@@ -276,6 +276,30 @@ bool arch_calls_patchable(void)
 }
 
 /*
+ * The two site forms of hook entries. aarch64 has no entries (its
+ * <ulsm/arch/aarch64.h> does not define ULSM__ARCH_HAS_HOOK_ENTRY, so
+ * hooks are dispatched by the unrolled walk): no R or C site of an entry
+ * is ever recorded, and these are never asked for one.
+ */
+int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out)
+{
+	(void)site;
+	(void)thunk;
+	(void)out;
+	return -ENOTSUP;
+}
+
+int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
+			 struct ulsm_insn *out)
+{
+	(void)site;
+	(void)target;
+	(void)stub;
+	(void)out;
+	return -ENOTSUP;
+}
+
+/*
  * Static-call trampolines (layout in include/ulsm/arch/aarch64.h).
  *
  * The region the core compares and rewrites is words 0-1: `bti c` (never
