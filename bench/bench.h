@@ -31,6 +31,7 @@
 #define ULSM_BENCH_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,13 +329,46 @@ static inline void bench_read_machine(struct bench_machine *m)
  * The second line of every chart's title: where and how it was measured,
  * so that a chart read on its own says what it is.
  */
+#if defined(__x86_64__)
+# define BENCH_ARCH	"x86-64"
+#elif defined(__aarch64__)
+# define BENCH_ARCH	"aarch64"
+#else
+# define BENCH_ARCH	"other"
+#endif
+
 static inline void bench_chart_subtitle(char *buf, size_t len,
 					const struct bench_machine *m,
 					int quick)
 {
-	snprintf(buf, len, "%s, %ld CPUs, %s; %s; %s", m->cpu, m->ncpus,
-		 m->kernel, BENCH_COMPILER,
+	/* The code's architecture: under qemu-user, cpu is the host's. */
+	snprintf(buf, len, "%s code on %s, %ld CPUs, %s; %s; %s", BENCH_ARCH,
+		 m->cpu, m->ncpus, m->kernel, BENCH_COMPILER,
 		 quick ? "--quick run (indicative only)" : "full run");
+}
+
+/*
+ * The plot command of a bar chart from a .dat file of rows "label plain
+ * retpoline rethunk" (columns 2-4): one bar per variant that was built
+ * (@built[v]); gnuplot refuses a column with no valid point at all.
+ */
+static inline void bench_plot_variant_bars(FILE *f, const char *dat,
+					   const bool built[3])
+{
+	static const char *const title[3] = { "plain", "retpoline", "rethunk" };
+	static const char *const color[3] = { "#2471a3", "#b03a2e", "#7d3c98" };
+	bool first = true;
+
+	fprintf(f, "plot ");
+	for (int v = 0; v < 3; v++) {
+		if (!built[v])
+			continue;
+		fprintf(f, "%s'%s' using %d%s lc rgb '%s' title '%s'",
+			first ? "" : ", ", first ? dat : "", v + 2,
+			first ? ":xtic(1)" : "", color[v], title[v]);
+		first = false;
+	}
+	fprintf(f, "\n");
 }
 
 #endif /* ULSM_BENCH_H */

@@ -406,8 +406,11 @@ static int write_json(const char *path, bool quick, unsigned int rounds)
 static int write_plot(const char *prefix, bool quick)
 {
 	char path[4096], sub[512];
+	bool built[V_COUNT];
 	FILE *f;
 
+	for (int v = 0; v < V_COUNT; v++)
+		built[v] = present(v);
 	snprintf(path, sizeof(path), "%s.dat", prefix);
 	f = fopen(path, "w");
 	if (!f)
@@ -437,11 +440,11 @@ static int write_plot(const char *prefix, bool quick)
 		"lists, per operation\\n%s\"\n"
 		"set style data histograms\nset style histogram clustered gap 1\n"
 		"set style fill solid 0.8 border -1\nset grid ytics\n"
-		"set ylabel 'Delta (%%), + is better'\nset key top right\n"
-		"plot '%s.dat' using 2:xtic(1) lc rgb '#2471a3' title 'plain', "
-		"'' using 3 lc rgb '#b03a2e' title 'retpoline', "
-		"'' using 4 lc rgb '#7d3c98' title 'rethunk'\n", prefix,
-		prefix, sub, prefix);
+		"set ylabel 'Delta (%%), + is better'\nset key top right\n",
+		prefix, prefix, sub);
+	snprintf(path, sizeof(path), "%s.dat", prefix);
+	bench_plot_variant_bars(f, path, built);
+	snprintf(path, sizeof(path), "%s.gp", prefix);
 	if (fclose(f))
 		goto fail;
 	return 0;
