@@ -191,7 +191,7 @@ $(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c t
 $(BUILD)/tests/t_examples.t: tests/t_examples.sh.in $(SMALL_EXAMPLES) $(BUILD)/libulsm.so $(BUILD)/ulsm-uninstalled.pc
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
-	    -e 's|@EMU@|$(EMU)|' -e 's|@CFLAGS@|$(CFLAGS_ALL)|' $< > $@
+	    -e 's|@CFLAGS@|$(CFLAGS_ALL)|' $< > $@
 	chmod +x $@
 
 # The manual pages name every public function and macro of the headers.
