@@ -246,6 +246,16 @@ static inline void bench_json_string(FILE *f, const char *s)
 }
 
 /* Close a results file; if that fails, say so as @prog and return -1. */
+/* fopen(@path, "w"), saying why it failed; bench_close() is its end. */
+static inline FILE *bench_open(const char *prog, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+	return f;
+}
+
 static inline int bench_close(FILE *f, const char *prog, const char *path)
 {
 	if (fclose(f)) {

@@ -291,13 +291,10 @@ static int measure_flips(struct flip_cost *fc, unsigned int pairs)
 static int write_json(const char *path, int quick, unsigned long iters,
 		      unsigned int rounds, const struct flip_cost *fc)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = bench_open("bench_static_key", path);
 
-	if (!f) {
-		fprintf(stderr, "bench_static_key: %s: %s\n", path,
-			strerror(errno));
+	if (!f)
 		return -1;
-	}
 	fprintf(f, "{\n  \"benchmark\": \"static_key\",\n  \"backend\": ");
 	bench_json_string(f, ulsm_backend());
 	fprintf(f, ",\n  \"sync_method\": ");
@@ -358,12 +355,9 @@ static int write_plot(const char *prefix)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s-keys.dat", prefix);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "bench_static_key: %s: %s\n", path,
-			strerror(errno));
+	f = bench_open("bench_static_key", path);
+	if (!f)
 		return -1;
-	}
 	fprintf(f, "# bench_static_key: ns per iteration (median, min)\n");
 	for (int i = 0; i < C_COUNT; i++)
 		fprintf(f, "\"%s\" %.4f %.4f\n", cands[i].name,

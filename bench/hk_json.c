@@ -14,13 +14,11 @@
 int write_json(const char *path, bool quick, unsigned int rounds,
 		      const struct data_sizes *d)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = bench_open("bench_hooks", path);
 	bool first = true;
 
-	if (!f) {
-		fprintf(stderr, "bench_hooks: %s: %s\n", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	fprintf(f, "{\n  \"benchmark\": \"hooks\",\n  \"backend\": ");
 	bench_json_string(f, ulsm_backend());
 	fprintf(f, ",\n  \"sync_method\": ");
