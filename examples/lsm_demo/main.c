@@ -314,8 +314,11 @@ static void toggle(const char *name, bool enable)
 		       name, onoff);
 	else
 		printf("  %s %s: %lu batch rewrote %lu sites (its slots' "
-		       "keys and the\n    hooks' tail keys)\n", name, onoff, after.batches - before.batches,
-		       after.sites_patched - before.sites_patched);
+		       "keys, the hooks'\n    tail keys%s)\n", name, onoff,
+		       after.batches - before.batches,
+		       after.sites_patched - before.sites_patched,
+		       strcmp(ulsm_backend(), "x86_64") ? "" :
+		       " and the sites of their entries");
 	check(!rc, "the toggle to work");
 	toggled_off = enable ? NULL : name;
 }
