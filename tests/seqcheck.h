@@ -77,6 +77,16 @@ static bool seq_running(void)
 	return !__atomic_load_n(&seq_stop, __ATOMIC_RELAXED);
 }
 
+/* One sequence for every update: what most tests bracket updates with. */
+static unsigned long seq_shared __attribute__((unused));
+
+__attribute__((unused))
+static unsigned long *seq_shared_of(long i)
+{
+	(void)i;
+	return &seq_shared;
+}
+
 /*
  * Run @update(i) for i < n, each bracketed by the sequence @seq_of(i)
  * returns; stop at the first failure and return 1, else 0.

@@ -80,14 +80,6 @@ static int retarget(void *func)
 	return __static_call_update(SLOT0_KEY, SLOT0_TRAMP, func);
 }
 
-static unsigned long seq;
-
-static unsigned long *the_seq(long i)
-{
-	(void)i;
-	return &seq;
-}
-
 /* Update i leaves slot 0 at ret_b when i is even, ret_a when odd. */
 static int flip(long i)
 {
@@ -99,9 +91,9 @@ static void *worker_main(void *arg)
 	struct seq_worker *w = arg;
 
 	while (seq_running()) {
-		unsigned long s1 = seq_begin(&seq);
+		unsigned long s1 = seq_begin(&seq_shared);
 		int rc = file_open();
-		unsigned long s2 = seq_end(&seq);
+		unsigned long s2 = seq_end(&seq_shared);
 		/* Before the first update: ret_a; update i completes at 2i+2. */
 		int want = (s1 / 2) & 1 ? 1002 : 1001;
 
@@ -188,7 +180,7 @@ int main(int argc, char **argv)
 	is_int(retarget((void *)ret_a), 0, "back to ret_a");
 
 	w = seq_start(nthreads, worker_main);
-	failed = seq_run_updates(updates, the_seq, flip, "retarget");
+	failed = seq_run_updates(updates, seq_shared_of, flip, "retarget");
 	sum = seq_join(w, nthreads);
 	ulsm_get_stats(&st1);
 	diag("%ld updates, %ld threads, %lu calls, %lu checked strictly, "

@@ -15,14 +15,6 @@
 #include "tap.h"
 #include "test_lsm.h"
 
-static unsigned long seq;
-
-static unsigned long *the_seq(long i)
-{
-	(void)i;
-	return &seq;
-}
-
 static int toggle(long i)
 {
 	return ulsm_lsm_toggle(&tl_hook_set, "beta", i & 1);
@@ -34,9 +26,9 @@ static void *worker_main(void *arg)
 	struct t_file f = { NULL, 0 };
 
 	while (seq_running()) {
-		unsigned long s1 = seq_begin(&seq);
+		unsigned long s1 = seq_begin(&seq_shared);
 		int rc = call_int_hook(file_open, &f);
-		unsigned long s2 = seq_end(&seq);
+		unsigned long s2 = seq_end(&seq_shared);
 		/* beta starts on; each completed toggle flips it. */
 		int beta_on = !((s1 / 2) & 1);
 
@@ -109,7 +101,7 @@ int main(int argc, char **argv)
 	holes();
 
 	w = seq_start(nthreads, worker_main);
-	failed = seq_run_updates(toggles, the_seq, toggle, "toggle");
+	failed = seq_run_updates(toggles, seq_shared_of, toggle, "toggle");
 	sum = seq_join(w, nthreads);
 	diag("%ld toggles, %ld threads, %lu calls, %lu checked strictly (%s)",
 	     toggles, nthreads, sum.runs, sum.strict, ulsm_backend());

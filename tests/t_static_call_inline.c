@@ -94,14 +94,6 @@ __attribute__((unused)) static void call_mid_patch(int step)
 	mid_from[step] = func_c_from;
 }
 
-static unsigned long seq;
-
-static unsigned long *the_seq(long i)
-{
-	(void)i;
-	return &seq;
-}
-
 /* Update i leaves the call at func_b when i is even, func_a when odd. */
 static int flip(long i)
 {
@@ -113,9 +105,9 @@ static void *worker_main(void *arg)
 	struct seq_worker *w = arg;
 
 	while (seq_running()) {
-		unsigned long s1 = seq_begin(&seq);
+		unsigned long s1 = seq_begin(&seq_shared);
 		int rc = call_sci(10);
-		unsigned long s2 = seq_end(&seq);
+		unsigned long s2 = seq_end(&seq_shared);
 		/* Before the first update: func_a; update i completes at 2i+2. */
 		int want = (s1 / 2) & 1 ? 12 : 11;
 
@@ -217,7 +209,7 @@ int main(int argc, char **argv)
 
 	ulsm_get_stats(&st0);
 	w = seq_start(nthreads, worker_main);
-	failed = seq_run_updates(updates, the_seq, flip, "update");
+	failed = seq_run_updates(updates, seq_shared_of, flip, "update");
 	sum = seq_join(w, nthreads);
 	ulsm_get_stats(&st1);
 	diag("%ld updates, %ld threads, %lu calls, %lu checked strictly, "

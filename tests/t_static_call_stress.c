@@ -33,7 +33,6 @@ static long (*const targets[])(long) = {
 static const long results[] = { -99, -98, 100, 0 };
 #define NTARGETS 4
 
-static unsigned long seq;		/* 2 * updates completed (+1 in one) */
 static int current;			/* index of the target, set before seq */
 
 __attribute__((noinline)) static long call(long x)
@@ -46,10 +45,10 @@ static void *worker_main(void *arg)
 	struct seq_worker *w = arg;
 
 	while (seq_running()) {
-		unsigned long s1 = seq_begin(&seq);
+		unsigned long s1 = seq_begin(&seq_shared);
 		int cur = __atomic_load_n(&current, __ATOMIC_RELAXED);
 		long got = call(ARG);
-		unsigned long s2 = seq_end(&seq);
+		unsigned long s2 = seq_end(&seq_shared);
 		bool valid = false;
 
 		for (int i = 0; i < NTARGETS; i++)
@@ -57,12 +56,6 @@ static void *worker_main(void *arg)
 		seq_record(w, s1, s2, valid, got == results[cur]);
 	}
 	return NULL;
-}
-
-static unsigned long *the_seq(long i)
-{
-	(void)i;
-	return &seq;
 }
 
 static unsigned long forms[8];
@@ -94,7 +87,7 @@ int main(int argc, char **argv)
 	if (nthreads < 1)
 		nthreads = 1;	/* the updater waits for a caller between updates */
 	w = seq_start(nthreads, worker_main);
-	failed = seq_run_updates(updates, the_seq, update, "update");
+	failed = seq_run_updates(updates, seq_shared_of, update, "update");
 	sum = seq_join(w, nthreads);
 	diag("%ld updates, %ld threads, back end %s; %lu calls, %lu checked strictly",
 	     updates, nthreads, ulsm_backend(), sum.runs, sum.strict);
