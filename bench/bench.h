@@ -31,6 +31,7 @@
 #define ULSM_BENCH_H
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -246,6 +247,39 @@ static inline void bench_json_string(FILE *f, const char *s)
 }
 
 /* Close a results file; if that fails, say so as @prog and return -1. */
+/*
+ * The kernel change's table: a head, one row per case with the throughput
+ * ulsm gains, (@ratio - 1) x 100 where @ratio is the baseline's time over
+ * ulsm's, and per variant the Hook Dispatch Index, the geometric mean of
+ * its @n rows' ratios (accumulated in @logsum) as the same Delta(%).
+ */
+static inline void bench_delta_head(void)
+{
+	printf("%-56s%23s\n", "Benchmark", "Delta(%): (+ is better)");
+	printf("==============================================================="
+	       "================\n");
+}
+
+static inline void bench_delta_row(const char *variant, const char *label,
+				   double ratio, double *logsum)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line), "%-10s %s", variant, label);
+	printf("%-66s%+13.2f\n", line, (ratio - 1) * 100);
+	*logsum += log(ratio > 0 ? ratio : 1);
+}
+
+static inline void bench_delta_index(const char *variant, double logsum,
+				     int n)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line), "Hook Dispatch Index (geometric mean, "
+		 "%s):", variant);
+	printf("%-66s%+13.2f\n", line, (exp(logsum / n) - 1) * 100);
+}
+
 /* fopen(@path, "w"), saying why it failed; bench_close() is its end. */
 static inline FILE *bench_open(const char *prog, const char *path)
 {

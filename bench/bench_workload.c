@@ -303,24 +303,16 @@ static void print_seed_table(void)
 	       "geometric mean of the operations' throughput ratios, as\na "
 	       "Delta(%%) (Unixbench's System Benchmarks Index is such a "
 	       "mean).\n\n");
-	printf("%-56s%23s\n", "Benchmark", "Delta(%): (+ is better)");
-	printf("==============================================================="
-	       "================\n");
+	bench_delta_head();
 	for (int v = 0; v < V_COUNT; v++) {
 		double logsum = 0;
-		char line[128];
 
 		if (!present(v))
 			continue;
-		for (int op = 0; op < WL_NOPS; op++) {
-			snprintf(line, sizeof(line), "%-10s %s", vname[v],
-				 op_name[op]);
-			printf("%-66s%+13.2f\n", line, delta(v, op));
-			logsum += log(1 + delta(v, op) / 100);
-		}
-		snprintf(line, sizeof(line), "Hook Dispatch Index (geometric "
-			 "mean, %s):", vname[v]);
-		printf("%-66s%+13.2f\n", line, (exp(logsum / WL_NOPS) - 1) * 100);
+		for (int op = 0; op < WL_NOPS; op++)
+			bench_delta_row(vname[v], op_name[op],
+					1 + delta(v, op) / 100, &logsum);
+		bench_delta_index(vname[v], logsum, WL_NOPS);
 	}
 	printf("\n");
 }

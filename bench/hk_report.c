@@ -93,28 +93,20 @@ void print_seed_table(void)
 	       "throughput ratios, as a Delta(%%): what Unixbench's System "
 	       "Benchmarks Index does\nwith its scores, so that no single row "
 	       "weighs more than another.\n\n");
-	printf("%-56s%23s\n", "Benchmark", "Delta(%): (+ is better)");
-	printf("==============================================================="
-	       "================\n");
+	bench_delta_head();
 	for (int v = 0; v < V_COUNT; v++) {
 		double logsum = 0;
-		char label[96], line[128];
+		char label[96];
 
 		if (!present(v))
 			continue;
 		for (int i = 0; i < n; i++) {
-			double q = ratio4(v, r[i].hook, r[i].ki, I_BASE,
-					  I_ULSM);
-
 			row_label(label, sizeof(label), &r[i]);
-			snprintf(line, sizeof(line), "%-10s %s", vname[v],
-				 label);
-			printf("%-66s%+13.2f\n", line, (q - 1) * 100);
-			logsum += log(q > 0 ? q : 1);
+			bench_delta_row(vname[v], label,
+					ratio4(v, r[i].hook, r[i].ki, I_BASE,
+					       I_ULSM), &logsum);
 		}
-		snprintf(line, sizeof(line), "Hook Dispatch Index (geometric "
-			 "mean, %s):", vname[v]);
-		printf("%-66s%+13.2f\n", line, (exp(logsum / n) - 1) * 100);
+		bench_delta_index(vname[v], logsum, n);
 	}
 	printf("\n");
 }
