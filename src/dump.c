@@ -10,6 +10,7 @@
  * static or hidden key is shown by its address.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,10 @@
 
 #include <ulsm/lsm.h>
 
-#include "internal.h"
-#include "lsm_internal.h"
+#include "lsm/lsm_internal.h"
+#include "static/static.h"
+
+void ulsm_dump_arm(const void *object);
 
 static void put_addr(FILE *f, const void *p)
 {
@@ -41,7 +44,8 @@ static int cmp_key_addr(const void *a, const void *b)
 
 	if (kx != ky)
 		return (kx > ky) - (kx < ky);
-	return (x->kind > y->kind) - (x->kind < y->kind);
+	return ((uintptr_t)x->kind > (uintptr_t)y->kind) -
+	       ((uintptr_t)x->kind < (uintptr_t)y->kind);
 }
 
 struct object_count {
@@ -55,21 +59,27 @@ static void show_object(const void *owner, const void *jump_start,
 			unsigned long refs, bool pending, void *arg)
 {
 	struct object_count *c = arg;
-	size_t kinds[4] = { 0, 0, 0, 0 };
 
-	for (size_t i = 0; i < c->n; i++)
-		if (c->sites[i].owner == owner && c->sites[i].kind < 4)
-			kinds[c->sites[i].kind]++;
 	fprintf(c->f, "  object %d: tables at ", ++c->index);
 	put_addr(c->f, jump_start);
-	if (pending)
+	if (pending) {
 		fprintf(c->f, ": PENDING (its sites run as compiled; every "
 			"update retries it)\n");
-	else
-		fprintf(c->f, ": %zu key sites, %zu trampolines, %zu call "
-			"sites, %zu hook-entry sites; %lu reference(s)\n",
-			kinds[ULSM_SITE_BRANCH], kinds[ULSM_SITE_TRAMP],
-			kinds[ULSM_SITE_CALL], kinds[ULSM_SITE_HOOK], refs);
+		return;
+	}
+	/* Each kind of site, in the order of the tables. */
+	for (int t = 0; t < ULSM_TABLES; t++) {
+		const struct ulsm_site_kind *kind = ulsm_site_kind_of(t);
+		size_t n = 0;
+
+		if (!kind)
+			continue;
+		for (size_t i = 0; i < c->n; i++)
+			n += c->sites[i].owner == owner &&
+			     c->sites[i].kind == kind;
+		fprintf(c->f, "%s %zu %s", t ? "," : ":", n, kind->name);
+	}
+	fprintf(c->f, "; %lu reference(s)\n", refs);
 }
 
 static void show_keys(FILE *f, const struct ulsm_site *s, size_t n)
@@ -82,7 +92,7 @@ static void show_keys(FILE *f, const struct ulsm_site *s, size_t n)
 		size_t j = i, sites = 0;
 
 		for (; j < n && s[j].key == s[i].key; j++)
-			sites += s[j].kind == ULSM_SITE_BRANCH;
+			sites += s[j].kind == &ulsm_kind_key_site;
 		if (sites) {
 			int count = __atomic_load_n(&key->enabled,
 						    __ATOMIC_RELAXED);
@@ -121,13 +131,13 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 
 	fprintf(f, "static calls:\n");
 	while (i < n) {
-		if (s[i].kind != ULSM_SITE_BRANCH &&
+		if (s[i].kind != &ulsm_kind_key_site &&
 		    slot_set(s[i].key, sets, nsets)) {
 			/* A hook slot's: shown with its set, below. */
 			size_t j = i;
 
 			while (j < n && s[j].key == s[i].key)
-				slots += s[j++].kind == ULSM_SITE_TRAMP;
+				slots += s[j++].kind == &ulsm_kind_trampoline;
 			i = j;
 			continue;
 		}
@@ -137,7 +147,7 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 		int form = 0, sites, direct;
 
 		for (; j < n && s[j].key == s[i].key; j++)
-			if (s[j].kind == ULSM_SITE_TRAMP) {
+			if (s[j].kind == &ulsm_kind_trampoline) {
 				tramps++;
 				tramp = s[j].addr;
 			}
@@ -197,9 +207,15 @@ static void show_set(FILE *f, struct ulsm_hook_set *set)
 
 	for (size_t h = 0; set->entries && h < set->nhooks; h++)
 		entries += set->entries[h].map != NULL;
-	fprintf(f, "hook set %s: %zu hooks (%zu dispatched by an entry, the "
-		"others by the inline walk), %u slots each%s%s\n", set->name,
-		set->nhooks, entries, set->slots,
+	fprintf(f, "hook set %s: %zu hooks (", set->name, set->nhooks);
+	if (entries == set->nhooks)
+		fprintf(f, "each dispatched by its entry");
+	else if (!entries)
+		fprintf(f, "dispatched by the inline walk");
+	else
+		fprintf(f, "%zu dispatched by an entry, %zu by the inline walk",
+			entries, set->nhooks - entries);
+	fprintf(f, "), %u slots each%s%s\n", set->slots,
 		st && st->sealed ? ", sealed" : "",
 		st && st->toggle_allowed ? ", toggling allowed" : "");
 	if (!st)
@@ -283,7 +299,7 @@ ULSM_API void ulsm_dump(FILE *f)
 {
 	if (!f)
 		return;
-	ulsm_init();
+	ulsm_config_init();
 	ulsm_lsm_lock();
 	if (ulsm_lock()) {
 		ulsm_lsm_unlock();
@@ -303,11 +319,13 @@ ULSM_API void ulsm_dump(FILE *f)
  */
 static void dump_at_exit(void)
 {
+	static int done;
 	const char *to = getenv("ULSM_DUMP");
 	FILE *f = stderr;
 	bool opened = false;
 
-	if (!to || !*to || !strcmp(to, "0"))
+	if (!to || !*to || !strcmp(to, "0") ||
+	    __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
 		return;
 	if (strcmp(to, "1")) {
 		f = fopen(to, "a");
@@ -336,10 +354,39 @@ static void dump_at_exit(void)
 		fclose(f);
 }
 
-void ulsm_dump_init(void)
+/*
+ * Arm the dump at exit, once at start-up and again when each new object
+ * registers (@object: its tables; NULL at start-up); the first handler
+ * that runs dumps, the others return.
+ *
+ * Why again: exit() runs atexit handlers in the reverse order of their
+ * registration, and the dynamic linker's handler, which runs every
+ * object's destructors (each unregistering its tables), is registered
+ * after the constructors of the shared libraries have run, libulsm.so's
+ * among them. A handler armed there alone would dump after the program's
+ * own tables were gone ("objects: none"). One armed from the program's
+ * constructor, which registers its tables, runs before the destructors.
+ * Armed for at most 32 objects: each arming is one atexit() entry.
+ */
+void ulsm_dump_arm(const void *object)
 {
+	static const void *armed[32];
+	static unsigned int narmed;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	const char *to = getenv("ULSM_DUMP");
+	bool arm = !object;
 
-	if (to && *to && strcmp(to, "0"))
+	if (!to || !*to || !strcmp(to, "0"))
+		return;
+	pthread_mutex_lock(&lock);
+	if (object && narmed < ARRAY_SIZE(armed)) {
+		arm = true;
+		for (unsigned int i = 0; i < narmed && arm; i++)
+			arm = armed[i] != object;
+		if (arm)
+			armed[narmed++] = object;
+	}
+	if (arm)
 		atexit(dump_at_exit);
+	pthread_mutex_unlock(&lock);
 }

@@ -14,7 +14,7 @@
 
 #include <ulsm/static_key.h>
 
-#include "sys.h"		/* the library's fault injection (src/) */
+#include "base/sys.h"	/* the library's fault injection (src/base/) */
 
 extern void (*ulsm_test_step_hook)(int step);
 int ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume, uintptr_t *link);

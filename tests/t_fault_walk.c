@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * All or nothing, by injection: every system call and allocation the
- * library makes goes through src/sys.c, where the Nth one can be made to
+ * library makes goes through src/base/sys.c, where the Nth one can be made to
  * fail. For each operation below, on both write methods and both sync
  * methods, a first child counts the calls the operation makes and records
  * the state it leaves (the bytes of every registered site). Then, for
@@ -44,7 +44,7 @@
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
 
-#include "internal.h"		/* ulsm_registry_snapshot, struct ulsm_site */
+#include "engine/engine.h"	/* ulsm_registry_snapshot, struct ulsm_site */
 #include "maps.h"
 #include "runtime.h"
 #include "tap.h"

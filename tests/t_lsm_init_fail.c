@@ -9,7 +9,7 @@
  * retry -EALREADY.
  *
  * Each allocation of one ulsm_lsm_init() is failed in turn (the library's
- * fault injection, src/sys.h), each time in a child, until an init meets
+ * fault injection, src/base/sys.h), each time in a child, until an init meets
  * no failure.
  */
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sys.h"		/* the library's fault injection (src/) */
+#include "base/sys.h"	/* the library's fault injection (src/base/) */
 #include "tap.h"
 #include "test_lsm.h"
 

@@ -35,7 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sys.h"		/* the library's fault injection (src/) */
+#include "base/sys.h"	/* the library's fault injection (src/base/) */
 #include "tap.h"
 #include "test_lsm.h"
 

@@ -2,7 +2,7 @@
 /*
  * What a real machine may refuse, simulated where the machine running the
  * test would not refuse it (CI's kernel, qemu-user), through the library's
- * fault injection (src/sys.h):
+ * fault injection (src/base/sys.h):
  *  - no membarrier SYNC_CORE (old kernels, seccomp): with the membarrier
  *    method forced, the update fails with -ENOSYS (t_sync_fallback tests
  *    the signal fallback, where it can work);

@@ -57,7 +57,7 @@ ulsm__l_done:								\
  * call site of the static call @keyp, by a label just after it, as on
  * x86-64. At registration the library looks for `bl <trampoline>` ending
  * at the label or followed only by register moves
- * (src/arch/aarch64/insn.c, arch_find_call).
+ * (src/engine/arch/aarch64/insn.c, arch_find_call).
  */
 #define ULSM__ARCH_CALL_SITE(keyp)					\
 do {									\

@@ -64,7 +64,7 @@ ulsm__l_done:								\
  * (struct ulsm_call_site): place it right after a call to the static
  * call's trampoline. At registration the library looks for "call
  * <trampoline>" ending at the label or followed only by register moves
- * (src/arch/x86_64/insn.c, arch_find_call), and leaves the site calling
+ * (src/engine/arch/x86_64/insn.c, arch_find_call), and leaves the site calling
  * the trampoline if the compiler put anything else in between.
  */
 #define ULSM__ARCH_CALL_SITE(keyp)					\
@@ -106,7 +106,7 @@ do {									\
  * of k direct calls does: k - 1 calls, each followed by a push and pop of
  * the arguments, and a tail call of the last callback, with no taken
  * branch of its own; with no slot on it is "mov; ret". The five-byte
- * sites R, X<i> and C<i> are patched by the library (src/lsm_dispatch.c);
+ * sites R, X<i> and C<i> are patched by the library (src/lsm/dispatch.c);
  * everything else is constant. Each site is also a record in the object's
  * "ulsm_call_sites" table whose key reference is the hook's struct
  * ulsm_hook_entry with the low bit set, and the entry's map
@@ -272,7 +272,7 @@ do {									\
  *             ff 25 disp32         jmp *key.func     (any target)
  *             c3                   ret               (NULL)
  *           always one instruction: a RET0 call jumps to
- *           __static_call_return0 (src/arch/x86_64/insn.c says why)
+ *           __static_call_return0 (src/engine/arch/x86_64/insn.c says why)
  *   8..10   0f b9 cc (ud1), the signature checked before every update
  *   11..15  int3
  *

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/base/base.h - the bottom of the library, which every layer may use:
+ * errors and diagnostics, configuration, statistics, and (src/base/sys.h)
+ * every system call and allocation. Nothing here knows of sites, keys,
+ * calls or hooks. Never installed.
+ *
+ * The layers above, each using only those below it (README, "Layout"):
+ *
+ *   src/base/     this: errors, configuration, statistics, system calls
+ *   src/engine/   the patching engine and its back ends (arch/)
+ *   src/static/   static keys and static calls, kinds of site of the engine
+ *   src/lsm/      the hook framework, a client of keys and calls
+ *   src/init.c, src/dump.c   start-up and the dump, which may use all
+ *
+ * Every function here has hidden visibility (the whole library is built
+ * with -fvisibility=hidden; public functions are marked ULSM_API).
+ */
+#ifndef ULSM_SRC_BASE_H
+#define ULSM_SRC_BASE_H
+
+/* The Makefile defines it for the library's files (no object constructor). */
+#ifndef ULSM_BUILDING_LIBRARY
+# define ULSM_BUILDING_LIBRARY 1
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <ulsm/ulsm.h>
+
+#include "base/sys.h"
+
+#define ULSM_API	__attribute__((visibility("default")))
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* --- errors and diagnostics (src/base/error.c) ------------------------- */
+
+/* Record @err with a message for ulsm_last_error(); print it if debugging. */
+int ulsm_error(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ulsm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A broken internal invariant: print and abort. Never for caller mistakes. */
+_Noreturn void ulsm_die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void ulsm_clear_error(void);
+/* Whether ulsm_error() and ulsm_debug() print (ULSM_DEBUG); set once. */
+extern bool ulsm_debugging;
+
+/* --- configuration (src/base/config.c) --------------------------------- */
+
+struct ulsm_config {
+	enum ulsm_sync_mode sync_mode;
+	enum ulsm_write_mode write_mode;
+	int sync_signal;
+	unsigned int sync_timeout_ms;
+};
+
+#define ULSM_SYNC_TIMEOUT_MS_DEFAULT	2000
+
+extern struct ulsm_config ulsm_config;
+
+/*
+ * Read the environment into ulsm_config, once; every public entry point
+ * calls it first, since a program's constructors may run before the
+ * library's (static linking).
+ */
+void ulsm_config_init(void);
+
+/* --- statistics (src/base/config.c) ------------------------------------ */
+
+extern struct ulsm_stats ulsm_stats;
+#define ulsm_stat_add(field, n)						\
+	__atomic_fetch_add(&ulsm_stats.field, (n), __ATOMIC_RELAXED)
+
+#endif /* ULSM_SRC_BASE_H */

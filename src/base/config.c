@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Configuration and statistics, at the bottom of the library where every
+ * layer may read them: the environment is read once (ULSM_DEBUG,
+ * ULSM_SYNC, ULSM_WRITE, ULSM_SYNC_TIMEOUT_MS, ULSM_SYNC_SIGNAL), and the
+ * counters every layer adds to are read by ulsm_get_stats().
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+
+struct ulsm_config ulsm_config;
+struct ulsm_stats ulsm_stats;
+
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+
+static void parse_env(void)
+{
+	const char *s;
+
+	s = getenv("ULSM_DEBUG");
+	ulsm_debugging = s && *s && strcmp(s, "0") != 0;
+
+	s = getenv("ULSM_SYNC");
+	if (s && !strcmp(s, "signal"))
+		ulsm_config.sync_mode = ULSM_SYNC_SIGNAL;
+	else if (s && !strcmp(s, "membarrier"))
+		ulsm_config.sync_mode = ULSM_SYNC_MEMBARRIER;
+	else if (s && *s && strcmp(s, "auto"))
+		ulsm_debug("ULSM_SYNC=%s not understood, using auto", s);
+
+	s = getenv("ULSM_WRITE");
+	if (s && !strcmp(s, "procmem"))
+		ulsm_config.write_mode = ULSM_WRITE_PROCMEM;
+	else if (s && !strcmp(s, "mprotect"))
+		ulsm_config.write_mode = ULSM_WRITE_MPROTECT;
+	else if (s && *s && strcmp(s, "auto"))
+		ulsm_debug("ULSM_WRITE=%s not understood, using auto", s);
+
+	ulsm_config.sync_timeout_ms = ULSM_SYNC_TIMEOUT_MS_DEFAULT;
+	s = getenv("ULSM_SYNC_TIMEOUT_MS");
+	if (s && *s) {
+		char *end;
+		long n = strtol(s, &end, 10);
+
+		if (!*end && n >= 1 && n <= 3600000)
+			ulsm_config.sync_timeout_ms = (unsigned int)n;
+		else
+			ulsm_debug("ULSM_SYNC_TIMEOUT_MS=%s is not a number of "
+				   "milliseconds from 1 to 3600000", s);
+	}
+
+	ulsm_config.sync_signal = SIGRTMAX - 3;
+	s = getenv("ULSM_SYNC_SIGNAL");
+	if (s && *s) {
+		char *end;
+		long n = strtol(s, &end, 10);
+
+		if (!*end && n >= SIGRTMIN && n <= SIGRTMAX)
+			ulsm_config.sync_signal = (int)n;
+		else
+			ulsm_debug("ULSM_SYNC_SIGNAL=%s is not a real-time signal", s);
+	}
+}
+
+void ulsm_config_init(void)
+{
+	pthread_once(&config_once, parse_env);
+}
+
+ULSM_API void ulsm_get_stats(struct ulsm_stats *stats)
+{
+	unsigned long *dst = (unsigned long *)stats;
+	unsigned long *src = (unsigned long *)&ulsm_stats;
+
+	for (size_t i = 0; i < sizeof(*stats) / sizeof(unsigned long); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/base/sys.h - every system call and allocation the library makes, through
+ * one place, so that a test can make any one of them fail.
+ *
+ * The library never calls open(), read(), malloc() and friends directly
+ * (tests/t_sys_wrapped.sh checks the sources): it calls the ulsm_sys_*
+ * functions below, which return what the system call returns, or
+ * -errno (never -1 with errno set), and the allocation wrappers, which
+ * return NULL on failure like malloc().
+ *
+ * Fault injection (tests only; the library is linked statically into its
+ * tests, so they can reach these hidden symbols): every wrapped call is
+ * numbered from 1 in the order the process makes it. A test sets
+ * ulsm_fault.fail_from (and fail_to, for a run of failures) and the calls
+ * with those numbers fail with ulsm_fault.err, or with the kind's usual
+ * error (ulsm_fault_default_err) when err is 0, without reaching the
+ * kernel. ulsm_fault.kinds limits numbering to some kinds (a bit mask of
+ * 1u << enum ulsm_sys); 0 numbers all. ulsm_fault.log records the kind of
+ * the first ULSM_FAULT_LOG calls, so a test can tell what call N was.
+ */
+#ifndef ULSM_SRC_SYS_H
+#define ULSM_SRC_SYS_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum ulsm_sys {
+	ULSM_SYS_OPEN,		/* open, openat */
+	ULSM_SYS_READ,		/* read, getdents64 */
+	ULSM_SYS_LSEEK,
+	ULSM_SYS_PWRITE,	/* text written through /proc/self/mem */
+	ULSM_SYS_STORE,		/* text stored through an mprotect window:
+				   not a system call, and it cannot fail;
+				   a point where tests may fail a write */
+	ULSM_SYS_MPROTECT,
+	ULSM_SYS_MSEAL,
+	ULSM_SYS_MEMBARRIER,
+	ULSM_SYS_TGKILL,
+	ULSM_SYS_SIGACTION,
+	ULSM_SYS_ALLOC,		/* malloc, calloc, realloc */
+	ULSM_SYS_KINDS
+};
+
+#define ULSM_FAULT_LOG	8192
+
+struct ulsm_fault {
+	unsigned long calls;	/* calls numbered so far */
+	unsigned long fail_from;	/* first call to fail; 0: none */
+	unsigned long fail_to;	/* last call to fail; below fail_from: only it */
+	int err;		/* positive errno; 0: the kind's usual one */
+	unsigned int kinds;	/* kinds numbered; 0: every kind */
+	unsigned long failed;	/* calls made to fail so far */
+	uint8_t log[ULSM_FAULT_LOG];
+};
+
+extern struct ulsm_fault ulsm_fault;
+extern const int ulsm_fault_default_err[ULSM_SYS_KINDS];
+const char *ulsm_sys_name(enum ulsm_sys kind);
+
+/*
+ * Count a call of @kind; return 0, or the positive errno it must fail
+ * with. For wrappers, and for ULSM_SYS_STORE.
+ */
+int ulsm_fault_point(enum ulsm_sys kind);
+
+int ulsm_sys_open(const char *path, int flags);
+int ulsm_sys_openat(int dirfd, const char *path, int flags);
+ssize_t ulsm_sys_read(int fd, void *buf, size_t len);
+ssize_t ulsm_sys_getdents(int fd, void *buf, size_t len);
+int ulsm_sys_lseek0(int fd);		/* rewind */
+ssize_t ulsm_sys_pwrite(int fd, const void *buf, size_t len, uint64_t off);
+void ulsm_sys_close(int fd);
+int ulsm_sys_mprotect(void *addr, size_t len, int prot);
+int ulsm_sys_mseal(void *addr, size_t len);
+int ulsm_sys_membarrier(int cmd);
+int ulsm_sys_tgkill(pid_t tgid, pid_t tid, int sig);
+int ulsm_sys_sigaction(int sig, const struct sigaction *sa,
+		       struct sigaction *old);
+pid_t ulsm_sys_gettid(void);
+
+void *ulsm_malloc(size_t size);
+void *ulsm_calloc(size_t n, size_t size);
+/* realloc of @n elements of @size; NULL (and @p untouched) on overflow. */
+void *ulsm_reallocarray(void *p, size_t n, size_t size);
+void ulsm_free(void *p);
+
+#endif /* ULSM_SRC_SYS_H */

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/engine/arch.h - the contract between the patching core and a back end.
+ *
+ * The core (src/engine/patch.c) owns batches, verification, locking, core sync and
+ * the write path; a back end only knows its instruction set:
+ *
+ *   - which protocol makes a change safe while other threads execute the
+ *     site (arch_protocol);
+ *   - how to encode each instruction the core asks for, and where a thread
+ *     that meets the breakpoint mid-patch continues as that instruction
+ *     would (struct ulsm_insn.resume);
+ *   - its breakpoint instruction, how to serialise the local core and how
+ *     to make new instructions visible to instruction fetch;
+ *   - how to read and set the program counter of an interrupted context.
+ *
+ * x86-64 implements it in src/engine/arch/x86_64/, aarch64 in src/engine/arch/aarch64/
+ * (ULSM_PROTO_ATOMIC_WORD: one aligned 32-bit store of B, BL or NOP, then
+ * arch_flush_icache()), the data-only back end in src/engine/arch/generic/.
+ */
+#ifndef ULSM_SRC_ARCH_H
+#define ULSM_SRC_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum ulsm_protocol {
+	/* Nothing is patched (generic back end). */
+	ULSM_PROTO_NONE,
+	/* x86: breakpoint on byte 0, sync, tail, sync, byte 0, sync. */
+	ULSM_PROTO_BREAKPOINT,
+	/*
+	 * aarch64: one naturally aligned word store, then cache maintenance.
+	 * An instruction may span several words (a trampoline's landing pad
+	 * and its branch), but old and new differ in one word at most: that
+	 * word is the only one stored (src/engine/patch.c).
+	 */
+	ULSM_PROTO_ATOMIC_WORD,
+};
+
+#define ULSM_MAX_INSN	16
+
+/*
+ * An encoded instruction.
+ * @len:    bytes used in @bytes
+ * @resume: where a thread that traps on the breakpoint over this site
+ *          continues as if it had executed this instruction; never a place
+ *          that requires popping the stack by hand
+ * @link:   0, or for a call: the return address the emulation must give
+ *          the thread (arch_context_link), as the call instruction would
+ */
+struct ulsm_insn {
+	uint8_t len;
+	uint8_t bytes[ULSM_MAX_INSN];
+	uintptr_t resume;
+	uintptr_t link;
+};
+
+extern const enum ulsm_protocol arch_protocol;
+
+/* The breakpoint instruction and its length (x86: int3, 1 byte). */
+extern const uint8_t arch_breakpoint[];
+extern const size_t arch_breakpoint_len;
+
+/*
+ * Encode a static-branch site at @site: a jump to @target if @jump, else a
+ * NOP of the same length. Return 0 or -ERANGE if @target is out of reach.
+ */
+int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
+		       struct ulsm_insn *out);
+
+/*
+ * Static-call trampolines. @slot is the address of the key's func field,
+ * which the indirect form jumps through.
+ *
+ * arch_encode_tramp: the instruction for target @func (NULL: return),
+ * the direct form when @func is in reach, else the indirect one; always a
+ * single instruction (see src/engine/arch/x86_64/insn.c for why). Sets *form to
+ * an enum ulsm_static_call_form.
+ * Return 0 or -ERANGE (neither form reaches).
+ *
+ * arch_read_tramp: check the signature of the trampoline at @tramp and
+ * decode its instruction into @cur (any legal form). Return 0 or -EILSEQ.
+ */
+int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
+		      struct ulsm_insn *out, int *form);
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
+
+/*
+ * Call sites (inline static calls): a direct call instruction, recorded
+ * by the address just after it.
+ *
+ * arch_decode_call: if @site holds a direct call, set *target and return
+ * 0, else -EILSEQ.
+ * arch_find_call: the direct call to @callee whose site entry was recorded
+ * at @label, just after it: the call ends at @label, or is followed only
+ * by instructions that cannot contain a call (the compiler may move the
+ * result between registers first). Set *site, or return -EILSEQ.
+ * arch_encode_call: a direct call at @site to @target; resume is @target
+ * and link the return address. Return 0, or -ERANGE (out of reach).
+ * arch_calls_patchable: whether a trapped call may be emulated in this
+ * process (x86: not under a shadow stack, which a return address written
+ * by hand would contradict). When false, call sites are left calling
+ * their trampolines.
+ */
+int arch_decode_call(uintptr_t site, uintptr_t *target);
+int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site);
+int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out);
+bool arch_calls_patchable(void);
+
+/*
+ * Hook entries (docs/hook-framework.md, "Dispatch"). A back end that has
+ * them defines, in its public header (include/ulsm/arch/<arch>.h),
+ * ULSM__ARCH_HAS_HOOK_ENTRY and ULSM__ARCH_HOOK_ENTRY(...), which emits
+ * one hook's entry: a global function that, with every site as compiled,
+ * returns DEFAULT; its map (struct ulsm_hook_entry.map, the layout of
+ * ULSM__HOOK_MAP_* in <ulsm/lsm.h>); and one ulsm_call_sites record per
+ * site, { site - ., (address of a pointer to the hook's descriptor, plus
+ * 1) - . }. The sites, each one instruction the core can replace whole
+ * (x86: 5 bytes; aarch64: one aligned word):
+ *
+ *   R     compiled as a return (arch_encode_return); becomes a jump to a
+ *         callback (arch_encode_branch, the only slot on) or a NOP (more)
+ *   X<i>  compiled as a jump to N<i>; becomes a NOP (fall into the slot's
+ *         call) or a jump to a callback (the tail call of the last slot)
+ *   C<i>  compiled as a call of I<i>; becomes a call of a callback
+ *         (arch_encode_call, or arch_encode_call_via under a shadow stack)
+ *
+ * and, not patched: the DEFAULT set before R, so a walk that calls nobody
+ * returns it; after C<i>, the arguments restored (kept on the stack across
+ * the call) and, for int hooks, the result compared with DEFAULT (the
+ * entry returns it if it differs); I<i>, which tail-calls slot i's key's
+ * func, or returns DEFAULT when it is NULL (targets out of reach of a
+ * direct call or jump go there); M<i>, which calls I<i> and jumps to the
+ * instruction after C<i> (the emulation of C<i> under a shadow stack).
+ * Whatever a thread sees of a change, old and new sites mixed, it must
+ * run a valid walk: the forms above are what guarantees that
+ * (src/lsm/dispatch.c says why), so a back end keeps them.
+ *
+ * The sites take two forms of the contract besides the branch forms above
+ * (a NOP, or a jump: to skip a slot, or as the tail call of the last one):
+ *
+ * arch_encode_return: a return, at the site @site that a hook's entry
+ * reserves for it (x86: 5 bytes): "ret" padded with breakpoints, resuming
+ * at an out-of-line ret (so a shadow stack stays in step); or, when
+ * @thunk is not 0, a jump to @thunk (the return thunk of
+ * -mfunction-return=thunk), resuming there. Return 0 or -ERANGE.
+ *
+ * arch_encode_call_via: a direct call at @site to @target, like
+ * arch_encode_call, but whose emulation mid-patch continues at @stub
+ * instead of writing a return address by hand: @stub is code that makes
+ * an equivalent call and then continues right after the site (the entry's
+ * M stub, "call <slot's indirect stub>; jmp site + len"). For processes
+ * with a shadow stack. Return 0 or -ERANGE.
+ */
+int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out);
+int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
+			 struct ulsm_insn *out);
+
+/* Execute a core-serialising instruction on the calling CPU. */
+void arch_serialize(void);
+
+/* Make [addr, addr + len) visible to instruction fetch on all cores. */
+void arch_flush_icache(void *addr, size_t len);
+
+/*
+ * Whether instruction fetch in this process misses text written through
+ * @fd (/proc/self/mem, open for writing), as under qemu-user, whose
+ * translated code only notices the guest's own stores. Asked in step 0
+ * of a batch that writes through /proc/self/mem; when true, the writer
+ * also opens the mprotect windows then, and gives each page it writes
+ * its window's protection again, which the emulator notices
+ * (src/engine/text_write.c). False on hardware.
+ */
+bool arch_fetch_misses_procmem(int fd);
+
+/* Program counter of a signal's interrupted context, and setting it. */
+uintptr_t arch_context_pc(const void *ucontext);
+void arch_context_set_pc(void *ucontext, uintptr_t pc);
+
+/*
+ * Give an interrupted context the return address @link, as a call would
+ * (x86-64 pushes it; aarch64 will set x30). Only used at call sites, where
+ * the compiler expects the call to write below the stack pointer: the red
+ * zone is dead there.
+ */
+void arch_context_link(void *ucontext, uintptr_t link);
+
+/*
+ * Whether a SIGTRAP with this si_code can come from our breakpoint
+ * instruction (x86-64 Linux reports int3 as SI_KERNEL).
+ */
+bool arch_trap_is_breakpoint(int si_code);
+
+#endif /* ULSM_SRC_ARCH_H */

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/engine/engine.h - the patching engine, for the layers above it
+ * (src/static/, src/lsm/, and the start-up and dump). Never installed.
+ *
+ * The engine writes instructions into the running process safely while
+ * other threads execute them (docs/patching-protocol.md): batches, their
+ * verification and rollback, the write path, core sync, the breakpoint
+ * handler, the registry of sites, and the objects whose tables hold them.
+ * It knows *kinds of site*, not keys, calls or hooks: each layer above
+ * registers the kinds it defines (struct ulsm_site_kind, below), and the
+ * engine asks a kind to collect its sites when an object is registered.
+ * Everything else a kind does (deriving a site's instruction from the
+ * state it follows) it does itself, queueing the changes into a batch.
+ *
+ *   lock.c        the patch lock (FIFO), and fork
+ *   quiesce.c     waiting for signal handlers to leave a snapshot
+ *   registry.c    every registered site, by address and by key
+ *   object.c      objects' tables, kinds of site, pending objects
+ *   patch.c       batches: verify, patch, roll back
+ *   text_write.c  writing text (/proc/self/mem, mprotect windows)
+ *   sync_core.c   making every thread serialise (membarrier, signals)
+ *   trap.c        the breakpoint handler
+ *   settings.c    the engine's public settings and names
+ *   arch/         the back ends' instruction encodings (src/engine/arch.h)
+ */
+#ifndef ULSM_SRC_ENGINE_H
+#define ULSM_SRC_ENGINE_H
+
+#include <ulsm/object.h>
+
+#include "base/base.h"
+#include "engine/arch.h"
+
+struct ulsm_batch;
+struct ulsm_site_kind;
+
+/*
+ * The element of @base (n elements of @size bytes, sorted by the uintptr_t
+ * at offset @off) whose address is @addr, or NULL. Async-signal-safe: the
+ * breakpoint handler uses it.
+ */
+static inline const void *ulsm_find_addr(const void *base, size_t n,
+					 size_t size, size_t off,
+					 uintptr_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *e = (const char *)base + mid * size;
+		uintptr_t a = *(const uintptr_t *)(e + off);
+
+		if (a == addr)
+			return e;
+		if (a < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The address a PC-relative table field refers to. */
+static inline uintptr_t ulsm_rel(const int32_t *field)
+{
+	return (uintptr_t)field + (intptr_t)*field;
+}
+
+/* --- the patch lock (src/engine/lock.c) --------------------------------------- */
+
+/*
+ * Take the process-wide patch lock. Returns -EDEADLK if the calling thread
+ * already holds it (an update from a signal handler that interrupted one).
+ */
+int ulsm_lock(void);
+void ulsm_unlock(void);
+bool ulsm_lock_held(void);
+
+/*
+ * Take the patch lock for an update: first bring every pending object in
+ * line (src/engine/object.c), failing with its error if one still cannot be.
+ */
+int ulsm_update_lock(void);
+
+/* The patch lock if it is free now: 0, or -EBUSY (dump at exit). */
+int ulsm_trylock(void);
+
+/* The fork handlers (docs/patching-protocol.md, "fork"); once. */
+void ulsm_lock_atfork_init(void);
+
+/* --- trap-handler quiescence (src/engine/quiesce.c) --------------------------- */
+
+/*
+ * The breakpoint handler reads snapshots (registry, published batch) that
+ * the patcher replaces. The handler brackets its reads with enter/leave;
+ * the patcher swaps the pointer, then waits until no handler is inside
+ * before freeing the old snapshot. Sequentially consistent on both sides:
+ * either the handler sees the new pointer or the patcher sees the handler.
+ *
+ * One counter per kind of handler, so that a storm of breakpoint traps
+ * (threads spinning over a site mid-patch) cannot starve a wait for the
+ * sync handlers, and the other way round.
+ */
+struct ulsm_quiesce {
+	unsigned long inside;
+};
+
+extern struct ulsm_quiesce ulsm_trap_quiesce;	/* registry, batch */
+
+void ulsm_handler_enter(struct ulsm_quiesce *q);
+void ulsm_handler_leave(struct ulsm_quiesce *q);
+void ulsm_wait_for_handlers(struct ulsm_quiesce *q);
+
+/* --- site registry (src/engine/registry.c) ------------------------------------ */
+
+struct ulsm_site {
+	uintptr_t addr;
+	uintptr_t target;		/* branch: jump target */
+	void *key;
+	const void *owner;		/* the object's tables */
+	const struct ulsm_site_kind *kind;
+	uint8_t branch;			/* the kernel's branch bit */
+	uint8_t dead;			/* removed without a new snapshot */
+	uint8_t role;			/* the kind's own use */
+};
+
+/*
+ * Replace the set of sites owned by @owner with @sites (n may be 0, which
+ * removes them, and never fails). Caller holds the patch lock. Return 0
+ * or -ENOMEM.
+ */
+int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
+			    size_t n);
+
+/*
+ * Call @fn for every registered site of @key, in address order. Caller
+ * holds the patch lock. Stops at, and returns, the first nonzero result.
+ */
+int ulsm_registry_for_key(const void *key,
+			  int (*fn)(const struct ulsm_site *site, void *arg),
+			  void *arg);
+
+/* Whether @addr starts a registered site. Async-signal-safe, in a handler. */
+bool ulsm_registry_is_site(uintptr_t addr);
+
+/* The registered site at @addr, or NULL. Caller holds the patch lock. */
+const struct ulsm_site *ulsm_registry_find(uintptr_t addr);
+
+/*
+ * Copy up to @max registered sites, in address order, to @out; return how
+ * many there are. For tests, under the patch lock or with no update
+ * running.
+ */
+size_t ulsm_registry_snapshot(struct ulsm_site *out, size_t max);
+
+/* --- kinds of site and objects (src/engine/object.c) ------------------ */
+
+/*
+ * The tables of an object (<ulsm/object.h>), as the engine hands their
+ * records to kinds. A record of "ulsm_call_sites" whose key reference has
+ * bit 0 set belongs to another kind than the plain ones (the format lets
+ * a layer above add sites of its own to that table): the engine takes
+ * the bit off (ulsm_site_record_ref) and gives it to the tagged kind.
+ */
+enum ulsm_table {
+	ULSM_TABLE_JUMP,		/* struct ulsm_jump_entry */
+	ULSM_TABLE_CALL,		/* struct ulsm_call_entry */
+	ULSM_TABLE_SITE,		/* struct ulsm_call_site */
+	ULSM_TABLE_SITE_TAGGED,		/* struct ulsm_call_site, tagged */
+	ULSM_TABLES
+};
+
+/* What a kind's collect() works with: one object's registration. */
+struct ulsm_collect {
+	const void *owner;		/* for struct ulsm_site.owner */
+	struct ulsm_site *sites;	/* the object's sites so far, */
+	size_t n;			/* room for one per record */
+	int refused;			/* records refused, for -EILSEQ */
+	struct ulsm_batch *batch;	/* changes that bring sites in line */
+	void *scratch[ULSM_TABLES];	/* each kind's own, ulsm_free()d
+					   after the object */
+};
+
+/*
+ * A kind of site, defined by a layer above the engine.
+ * @name:    what its sites are called, plural ("key sites"), for the dump
+ * @table:   which table's records it collects
+ * @collect: check the site of @record (one record of @table) against the
+ *           instruction it was compiled with; if it holds it, record it
+ *           at c->sites[c->n++] (kind, key, owner, ...) and queue into
+ *           c->batch the instruction its state asks for now. A record
+ *           that does not hold it is reported (ulsm_error) and either
+ *           counted in c->refused or, where the kind says so, left alone
+ *           as compiled. Return 0, or a negative errno that abandons the
+ *           object's registration (nothing registered).
+ * @ops:     what the defining layer knows of its sites (for instance the
+ *           static calls' struct ulsm_call_follower); never read here
+ */
+struct ulsm_site_kind {
+	const char *name;
+	enum ulsm_table table;
+	int (*collect)(struct ulsm_collect *c, const void *record);
+	const void *ops;
+};
+
+/*
+ * Make @kind collect the records of its table from every object
+ * registered from now on. Start-up (src/init.c) registers every kind
+ * before the first object. Records of a table with no kind are left as
+ * compiled.
+ */
+void ulsm_site_kind_register(const struct ulsm_site_kind *kind);
+/* The kind of @table, or NULL (the dump lists them). */
+const struct ulsm_site_kind *ulsm_site_kind_of(enum ulsm_table table);
+
+/*
+ * A record of "ulsm_call_sites": the address it records (just after a
+ * call, or the site itself for tagged records), and its key reference,
+ * tag bit taken off.
+ */
+static inline uintptr_t ulsm_site_record_addr(const struct ulsm_call_site *e)
+{
+	return ulsm_rel(&e->ret);
+}
+
+static inline const void *ulsm_site_record_ref(const struct ulsm_call_site *e)
+{
+	const void *const *kref = (const void *const *)ulsm_rel(&e->kref);
+
+	return (const void *)((uintptr_t)*kref & ~(uintptr_t)1);
+}
+
+/*
+ * Register an object's tables (a reference more if they are known), or
+ * keep them pending if a resource is missing (every update retries them).
+ * Return 0, -EILSEQ (registered, some sites refused), or another negative
+ * errno. The public ulsm_object_register() is start-up's (src/init.c).
+ */
+int ulsm_objects_add(const struct ulsm_object_tables *t);
+/* Drop a reference; the last one forgets the object's sites. */
+int ulsm_objects_remove(const struct ulsm_object_tables *t);
+
+/* For the dump; patch lock held. */
+int ulsm_pending_count(void);
+void ulsm_objects_for_each(void (*fn)(const void *owner,
+				      const void *jump_start,
+				      unsigned long refs, bool pending,
+				      void *arg), void *arg);
+
+/* --- breakpoint traps ------------------------------------------------ */
+
+/*
+ * What the handler does with a breakpoint trap at @addr: the patcher's
+ * answer (src/engine/patch.c), given to ulsm_trap_install. Async-signal-safe.
+ */
+enum ulsm_trap_action {
+	ULSM_TRAP_NOT_OURS,
+	ULSM_TRAP_EMULATE,	/* continue at *resume, with *link if nonzero */
+	ULSM_TRAP_REWIND,	/* re-execute the site: continue at addr */
+};
+typedef enum ulsm_trap_action (*ulsm_trap_lookup_fn)(uintptr_t addr,
+						     uintptr_t *resume,
+						     uintptr_t *link);
+
+/* --- batches (src/engine/patch.c) --------------------------------------------- */
+
+struct ulsm_patch {
+	uintptr_t addr;
+	struct ulsm_insn old;
+	struct ulsm_insn new;
+};
+
+struct ulsm_batch {
+	size_t n, cap;
+	struct ulsm_patch *v;
+};
+
+#define ULSM_BATCH_INIT	{ 0, 0, NULL }
+
+int ulsm_batch_add(struct ulsm_batch *b, uintptr_t addr,
+		   const struct ulsm_insn *old, const struct ulsm_insn *new);
+void ulsm_batch_free(struct ulsm_batch *b);
+
+/*
+ * Apply @b: verify, then patch every site safely (docs/patching-protocol.md).
+ * Caller holds the patch lock. Return 0, or a negative errno with every
+ * site as it was.
+ */
+int ulsm_batch_apply(struct ulsm_batch *b);
+
+/*
+ * Finish the rollback of a batch that could not finish it (a write kept
+ * failing). Caller holds the patch lock. Return 0 (also when there was
+ * none) or -EIO.
+ */
+int ulsm_batch_repair(void);
+
+/*
+ * What the breakpoint handler does with a trap at @addr (its
+ * ulsm_trap_lookup_fn). Async-signal-safe.
+ */
+enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume,
+				       uintptr_t *link);
+
+/* Test hook: called after the sync of each step (the atomic-word protocol has one). */
+extern void (*ulsm_test_step_hook)(int step);
+
+/* --- text writing (src/engine/text_write.c) ----------------------------------- */
+
+struct ulsm_text_page {
+	uintptr_t page;
+	uintptr_t first;	/* the first byte of a site on this page */
+	int prot;		/* its protection, for the mprotect method */
+};
+
+struct ulsm_text_writer {
+	int method;		/* enum ulsm_write_mode, never AUTO once open */
+	int fd;			/* /proc/self/mem */
+	bool windows_open;	/* the pages are writable (mprotect) */
+	size_t npages;
+	struct ulsm_text_page *pages;
+};
+
+/*
+ * Choose a write method that works for every site of @b and acquire what
+ * it needs, so that no write afterwards needs a new resource. No byte
+ * changes. Return 0, -EPERM (with a message) if no method may write
+ * there, or the errno of a missing resource (-EMFILE, -ENOMEM, ...).
+ */
+int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b);
+int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
+		    const void *bytes, size_t len);
+void ulsm_text_close(struct ulsm_text_writer *w);
+/* Give back their protection to pages an earlier batch could not. */
+void ulsm_text_restore_stuck(void);
+
+/* --- core sync (src/engine/sync_core.c) --------------------------------------- */
+
+/* What a batch's core syncs need, acquired before its first write. */
+struct ulsm_sync {
+	int method;
+	int taskfd;		/* /proc/self/task, for the signal method */
+	pid_t pid, self;
+};
+
+/* Choose a sync method that works; return 0, -ENOSYS or -EBUSY. */
+int ulsm_sync_prepare(void);
+/*
+ * Step 0 of a batch: choose the method and acquire what its rounds need;
+ * with signals, check that every thread can answer, and rehearse one
+ * round. Return 0, or a negative errno with nothing held.
+ */
+int ulsm_sync_begin(struct ulsm_sync *s);
+/* Make every thread of the process serialise its instruction stream. */
+int ulsm_sync_cores(struct ulsm_sync *s);
+void ulsm_sync_end(struct ulsm_sync *s);
+const char *ulsm_sync_name(void);
+/*
+ * The text writer found an emulator that runs translated code (qemu-user):
+ * from now on each membarrier round is followed by a signal round.
+ */
+void ulsm_sync_set_emulated(void);
+
+/* --- breakpoint handler (src/engine/trap.c) ----------------------------------- */
+
+/*
+ * Install the SIGTRAP handler if it is not ours, chaining to the old one,
+ * and make it ask @lookup about breakpoint traps.
+ */
+int ulsm_trap_install(ulsm_trap_lookup_fn lookup);
+
+#endif /* ULSM_SRC_ENGINE_H */

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writing instruction bytes into the running process.
+ *
+ * Preferred: pwrite() to /proc/self/mem, which writes through the kernel's
+ * FOLL_FORCE path and changes no mapping's permissions. The descriptor is
+ * opened for each batch and closed after it: a descriptor kept open would
+ * follow the parent's memory into a forked child, and a program that closes
+ * or reuses descriptor numbers could turn our write into a write elsewhere.
+ *
+ * Fallback: mprotect windows. Every page the batch touches becomes
+ * writable *and* executable (other threads keep executing code on it) for
+ * the duration of the batch, then gets its original protection back, read
+ * once from /proc/self/maps. All of this happens under the patch lock.
+ *
+ * ulsm_text_open() acquires everything a batch will need, before its
+ * first write: the descriptor (probed by rewriting one byte of each page
+ * over itself, which also makes the kernel copy the page now rather than
+ * in the middle of the batch), or the open windows. A write afterwards
+ * needs nothing new, so a rollback can always write. If no method can
+ * write, the batch fails before any byte changes: -EPERM for a refusal
+ * (PR_SET_MDWE, proc_mem.force_override=never, SELinux execmod, seccomp),
+ * or the errno of a missing resource (EMFILE, ENOMEM), which the caller
+ * may retry.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+# if __has_include(<valgrind/valgrind.h>)
+#  include <valgrind/valgrind.h>
+#  define ULSM_HAVE_VALGRIND 1
+# endif
+#endif
+
+#include "engine/engine.h"
+
+static uintptr_t page_size(void)
+{
+	static uintptr_t psz;
+
+	if (!psz)
+		psz = (uintptr_t)sysconf(_SC_PAGESIZE);
+	return psz;
+}
+
+/*
+ * The pages [@addr, @addr + @len) touches, appended to @v (sorted, no
+ * duplicates, since sites come in address order).
+ */
+static void add_pages(struct ulsm_text_page *v, size_t *n, uintptr_t addr,
+		      size_t len)
+{
+	uintptr_t mask = ~(page_size() - 1);
+
+	for (uintptr_t p = addr & mask; p < addr + len; p += page_size())
+		if (!*n || v[*n - 1].page < p) {
+			v[*n].page = p;
+			v[*n].first = p > addr ? p : addr;
+			v[*n].prot = -1;
+			(*n)++;
+		}
+}
+
+static int collect_pages(struct ulsm_text_writer *w, const struct ulsm_batch *b)
+{
+	size_t max = 0;
+
+	for (size_t i = 0; i < b->n; i++)
+		max += 1 + (b->v[i].old.len + page_size() - 1) / page_size();
+	w->pages = ulsm_calloc(max, sizeof(*w->pages));
+	if (!w->pages)
+		return -ENOMEM;
+	w->npages = 0;
+	for (size_t i = 0; i < b->n; i++)
+		add_pages(w->pages, &w->npages, b->v[i].addr, b->v[i].old.len);
+	return 0;
+}
+
+/* --- /proc/self/mem ----------------------------------------------------- */
+
+static int procmem_write(int fd, uintptr_t addr, const void *bytes, size_t len)
+{
+	ssize_t n = ulsm_sys_pwrite(fd, bytes, len, addr);
+
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 ? (int)n : -EIO;
+}
+
+static int procmem_open(struct ulsm_text_writer *w)
+{
+	int ret = ulsm_sys_open("/proc/self/mem", O_RDWR);
+
+	if (ret < 0)
+		return ret;
+	w->fd = ret;
+	ret = 0;
+	for (size_t i = 0; i < w->npages && !ret; i++) {
+		uint8_t cur = *(const uint8_t *)w->pages[i].first;
+
+		ret = procmem_write(w->fd, w->pages[i].first, &cur, 1);
+	}
+	if (ret) {
+		ulsm_sys_close(w->fd);
+		w->fd = -1;
+	}
+	return ret;
+}
+
+/* --- mprotect windows --------------------------------------------------- */
+
+/*
+ * Pages whose protection could not be restored (mprotect kept failing):
+ * remembered without allocating, so that the next batch puts them back,
+ * and so that it does not take their writable state for the original.
+ */
+#define MAX_STUCK	64
+static struct ulsm_text_page stuck[MAX_STUCK];
+static size_t nstuck;
+
+
+/* Fill in each page's protection from /proc/self/maps. */
+static int read_protections(struct ulsm_text_writer *w)
+{
+	char buf[4096], *line, *end;
+	size_t have = 0, next = 0;
+	int fd = ulsm_sys_open("/proc/self/maps", O_RDONLY);
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return fd;
+	while (next < w->npages &&
+	       (n = ulsm_sys_read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = '\0';
+		line = buf;
+		while ((end = strchr(line, '\n'))) {
+			unsigned long lo, hi;
+			char perms[5];
+
+			*end = '\0';
+			if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3)
+				while (next < w->npages &&
+				       w->pages[next].page < hi) {
+					struct ulsm_text_page *p = &w->pages[next++];
+
+					if (p->page >= lo)
+						p->prot = (perms[0] == 'r' ? PROT_READ : 0) |
+							  (perms[1] == 'w' ? PROT_WRITE : 0) |
+							  (perms[2] == 'x' ? PROT_EXEC : 0);
+				}
+			line = end + 1;
+		}
+		have = strlen(line);
+		memmove(buf, line, have);
+	}
+	ulsm_sys_close(fd);
+	if (n < 0 && next < w->npages)
+		return (int)n;
+	for (size_t i = 0; i < w->npages; i++) {
+		if (w->pages[i].prot < 0)
+			return -EFAULT;		/* not mapped */
+		for (size_t j = 0; j < nstuck; j++)
+			if (stuck[j].page == w->pages[i].page)
+				w->pages[i].prot = stuck[j].prot;
+	}
+	return 0;
+}
+
+static int restore(const struct ulsm_text_page *p)
+{
+	int ret = -EIO;
+
+	for (int tries = 0; tries < 4 && ret; tries++)
+		ret = ulsm_sys_mprotect((void *)p->page, page_size(), p->prot);
+	return ret;
+}
+
+static void remember_stuck(const struct ulsm_text_page *p, int err)
+{
+	for (size_t i = 0; i < nstuck; i++)
+		if (stuck[i].page == p->page)
+			return;
+	fprintf(stderr, "ulsm: cannot restore the protection of page %#lx "
+		"(%s): it stays writable and executable until the next "
+		"update\n", (unsigned long)p->page, strerror(-err));
+	if (nstuck < MAX_STUCK)
+		stuck[nstuck++] = *p;
+}
+
+void ulsm_text_restore_stuck(void)
+{
+	for (size_t i = 0; i < nstuck; ) {
+		if (!restore(&stuck[i]))
+			stuck[i] = stuck[--nstuck];
+		else
+			i++;
+	}
+}
+
+/* Give pages [0, @n) their protection back; retried, never fatal. */
+static void close_windows(struct ulsm_text_writer *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int ret = restore(&w->pages[i]);
+
+		if (ret)
+			remember_stuck(&w->pages[i], ret);
+	}
+}
+
+static int open_windows(struct ulsm_text_writer *w)
+{
+	int ret = read_protections(w);
+
+	for (size_t i = 0; i < w->npages && !ret; i++) {
+		const struct ulsm_text_page *p = &w->pages[i];
+
+		ret = ulsm_sys_mprotect((void *)p->page, page_size(),
+					p->prot | PROT_READ | PROT_WRITE |
+					PROT_EXEC);
+		if (ret)
+			close_windows(w, i);
+	}
+	w->windows_open = !ret;
+	return ret;
+}
+
+/*
+ * Byte by byte: a single-byte store is what the breakpoint protocol relies
+ * on. The atomic-word protocol (aarch64) writes one aligned word, which
+ * must be one 32-bit store: bytes would let another core fetch a mix.
+ * Not instrumented: sanitizers keep no shadow for the text they would
+ * check.
+ */
+__attribute__((no_sanitize("address", "thread", "undefined"), noinline))
+static void store_text(uintptr_t addr, const uint8_t *bytes, size_t len)
+{
+	if (arch_protocol == ULSM_PROTO_ATOMIC_WORD && len == 4 &&
+	    !(addr & 3)) {
+		uint32_t word;
+
+		memcpy(&word, bytes, sizeof(word));
+		__atomic_store_n((uint32_t *)addr, word, __ATOMIC_RELAXED);
+		return;
+	}
+	for (size_t i = 0; i < len; i++)
+		((volatile uint8_t *)addr)[i] = bytes[i];
+}
+
+/*
+ * Under an emulator whose translated code misses /proc/self/mem writes
+ * (arch_fetch_misses_procmem), give each page just written the protection
+ * its window already has: qemu-user then drops its translations of the
+ * page, and it takes its memory lock to do so, which its translator holds
+ * while it reads guest code, so no translation of the old bytes survives.
+ * (A store of the word back over itself, tried first, left a rare stale
+ * translation: one made from the old bytes while the store went by.) The
+ * windows were opened in step 0, so this changes no mapping and needs
+ * nothing new; nothing is written.
+ */
+static int reprotect(uintptr_t addr, size_t len)
+{
+	int ret = 0;
+
+	for (uintptr_t p = addr & ~(page_size() - 1); p < addr + len && !ret;
+	     p += page_size())
+		ret = ulsm_sys_mprotect((void *)p, page_size(),
+					PROT_READ | PROT_WRITE | PROT_EXEC);
+	return ret;
+}
+
+/* --- choosing, writing, closing ----------------------------------------- */
+
+/* A failure for want of a resource, which a retry may not meet again. */
+static bool lack_of_resource(int err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM ||
+	       err == -EAGAIN;
+}
+
+int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
+{
+	enum ulsm_write_mode mode = ulsm_config.write_mode;
+	int pret = 0, mret = 0, err;
+
+	w->fd = -1;
+	w->windows_open = false;
+	w->pages = NULL;
+	w->npages = 0;
+	ulsm_text_restore_stuck();
+	if (collect_pages(w, b))
+		return ulsm_error(-ENOMEM, "no memory for the batch's pages");
+	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_PROCMEM) {
+		w->method = ULSM_WRITE_PROCMEM;
+		pret = procmem_open(w);
+		if (!pret && arch_fetch_misses_procmem(w->fd)) {
+			/* Emulated: also the windows, for reprotect(). */
+			ulsm_sync_set_emulated();
+			pret = open_windows(w);
+			if (pret) {
+				ulsm_sys_close(w->fd);
+				w->fd = -1;
+			}
+		}
+		if (!pret)
+			return 0;
+		ulsm_debug("/proc/self/mem cannot write the text (%s)",
+			   strerror(-pret));
+	}
+	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_MPROTECT) {
+		w->method = ULSM_WRITE_MPROTECT;
+		mret = open_windows(w);
+		if (!mret)
+			return 0;
+		ulsm_debug("an mprotect window cannot write the text (%s)",
+			   strerror(-mret));
+	}
+	ulsm_free(w->pages);
+	w->pages = NULL;
+	err = lack_of_resource(pret) ? pret :
+	      lack_of_resource(mret) ? mret : -EPERM;
+	return ulsm_error(err, "%s (/proc/self/mem: %s; mprotect: %s)",
+			  err == -EPERM ? "this process may not write its own "
+			  "text" : "the text cannot be written now",
+			  pret ? strerror(-pret) : "not tried",
+			  mret ? strerror(-mret) : "not tried");
+}
+
+int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
+		    const void *bytes, size_t len)
+{
+	int ret;
+
+	if (w->method == ULSM_WRITE_PROCMEM) {
+		ret = procmem_write(w->fd, addr, bytes, len);
+		if (!ret && w->windows_open)
+			ret = reprotect(addr, len);
+	} else {
+		ret = -ulsm_fault_point(ULSM_SYS_STORE);
+		if (!ret)
+			store_text(addr, bytes, len);
+	}
+#ifdef ULSM_HAVE_VALGRIND
+	if (!ret)
+		VALGRIND_DISCARD_TRANSLATIONS((void *)addr, len);
+#endif
+	return ret;
+}
+
+void ulsm_text_close(struct ulsm_text_writer *w)
+{
+	if (w->windows_open)
+		close_windows(w, w->npages);
+	w->windows_open = false;
+	ulsm_text_restore_stuck();
+	ulsm_sys_close(w->fd);
+	w->fd = -1;
+	ulsm_free(w->pages);
+	w->pages = NULL;
+}

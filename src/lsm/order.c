@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Modules and their order: registration, the order string, and
+ * ulsm_lsm_init(), which decides which modules run and initialises them.
+ * The kernel's ordered_lsm_init() and its helpers, with "!name" removals
+ * and one list of modules per set.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * <ulsm/lsm.h> comes before lsm_internal.h, so before ULSM_BUILDING_LIBRARY
+ * is defined, and <ulsm/object.h> gives this file (alone in the library)
+ * the constructor that registers the tables of the object it is linked
+ * into, as in a program's own units. The hook framework has always done
+ * so; moving the include after lsm_internal.h would drop it.
+ */
+#include <ulsm/lsm.h>
+
+#include "lsm_internal.h"
+
+ULSM_API int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set)
+{
+	struct ulsm_lsm_state *st;
+	struct lsm_info **pp;
+	int ret = 0;
+
+	if (!info || !set || !info->name || !*info->name)
+		return ulsm_error(-EINVAL, "ulsm_lsm_register: a module needs "
+				  "a set and a name");
+	ulsm_config_init();
+	ulsm_lsm_lock();
+	st = ulsm_lsm_state_of(set);
+	if (!st) {
+		ret = -ENOMEM;
+	} else if (st->initialised) {
+		ret = ulsm_error(-EPERM, "module %s: set %s is already "
+				 "initialised", info->name, set->name);
+	} else {
+		for (pp = &st->modules; *pp; pp = &(*pp)->next)
+			if (*pp == info)
+				goto out;
+		info->set = set;
+		info->next = NULL;
+		info->ulsm_state = MOD_REGISTERED;
+		*pp = info;
+	}
+out:
+	ulsm_lsm_unlock();
+	return ret;
+}
+
+struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
+				      const char *name, size_t len)
+{
+	for (struct lsm_info *m = st->modules; m; m = m->next)
+		if (strlen(m->name) == len && !strncmp(m->name, name, len))
+			return m;
+	return NULL;
+}
+
+/*
+ * The order string (docs/hook-framework.md, "The order string"):
+ *
+ *	order	:= entry ( "," entry )*
+ *	entry	:= blanks [ "!" blanks ] name blanks
+ *	blanks	:= ( " " | "\t" )*
+ *
+ * A name is everything else up to the comma, blanks inside it included
+ * (module names have none). One tokenizer serves names and removals, so a
+ * blank means the same on both sides, and between "!" and the name. An
+ * entry with an empty name ("", "!", " ") is ignored.
+ */
+struct order_token {
+	const char *name;
+	size_t len;
+	bool removal;
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static const char *skip_blanks(const char *s, const char *end)
+{
+	while (s < end && is_blank(*s))
+		s++;
+	return s;
+}
+
+/*
+ * The entry at *@p: false at the end of the string, else fill @t and move
+ * *@p past the entry and its comma. Each byte is looked at a constant
+ * number of times, so a walk over the string is linear in its length.
+ */
+static bool next_token(const char **p, struct order_token *t)
+{
+	const char *s = *p, *end;
+
+	if (!s || !*s)
+		return false;
+	end = s + strcspn(s, ",");
+	*p = *end ? end + 1 : end;
+	s = skip_blanks(s, end);
+	t->removal = s < end && *s == '!';
+	if (t->removal)
+		s = skip_blanks(s + 1, end);
+	while (end > s && is_blank(end[-1]))
+		end--;
+	t->name = s;
+	t->len = (size_t)(end - s);
+	return true;
+}
+
+/* For "%.*s": a name longer than INT_MAX is shown cut. */
+static int shown_len(size_t len)
+{
+	return len > INT_MAX ? INT_MAX : (int)len;
+}
+
+/*
+ * The modules of a set by name, for ordering: an open-addressing hash
+ * table, so that each entry of the order string costs a constant time
+ * however many modules there are, and a removal mark per module. Two
+ * modules with the same name are one name: the first registered answers
+ * for both (as ulsm_lsm_find_module() does) and a removal removes both.
+ */
+struct module_index {
+	struct lsm_info **slot;		/* mask + 1 of them; NULL: free */
+	bool *removed;			/* per slot */
+	size_t mask;
+};
+
+static size_t name_hash(const char *name, size_t len)
+{
+	size_t h = 2166136261u;		/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	return h;
+}
+
+/* The slot of the first module named @name, or of the free slot for it. */
+static size_t index_pos(const struct module_index *x, const char *name,
+			size_t len)
+{
+	size_t i = name_hash(name, len) & x->mask;
+
+	/* The table is at most half full: there is always a free slot. */
+	while (x->slot[i] && (strlen(x->slot[i]->name) != len ||
+			      memcmp(x->slot[i]->name, name, len)))
+		i = (i + 1) & x->mask;
+	return i;
+}
+
+static int index_build(struct module_index *x, struct ulsm_lsm_state *st,
+		       size_t count)
+{
+	size_t size = 2;
+
+	/* At least twice the modules; lsm_info structures bound the count. */
+	while (size < count * 2)
+		size *= 2;
+	x->mask = size - 1;
+	x->slot = ulsm_calloc(size, sizeof(*x->slot));
+	x->removed = ulsm_calloc(size, sizeof(*x->removed));
+	if (!x->slot || !x->removed)
+		return -ENOMEM;
+	for (struct lsm_info *m = st->modules; m; m = m->next) {
+		size_t i = index_pos(x, m->name, strlen(m->name));
+
+		if (!x->slot[i])
+			x->slot[i] = m;
+	}
+	return 0;
+}
+
+static void index_free(struct module_index *x)
+{
+	ulsm_free(x->slot);
+	ulsm_free(x->removed);
+	x->slot = NULL;
+	x->removed = NULL;
+}
+
+static struct lsm_info *index_find(const struct module_index *x,
+				   const char *name, size_t len)
+{
+	return x->slot[index_pos(x, name, len)];
+}
+
+static bool index_removed(const struct module_index *x,
+			  const struct lsm_info *m)
+{
+	return x->removed[index_pos(x, m->name, strlen(m->name))];
+}
+
+/*
+ * One walk over the order given at run time: mark every "!name" module
+ * removed, wherever the removal stands, before anything is ordered. Return
+ * whether the string names any module (not only removals).
+ */
+static bool mark_removals(struct module_index *x, const char *order,
+			  const char *origin)
+{
+	struct order_token t;
+	bool names = false;
+
+	while (next_token(&order, &t)) {
+		size_t i;
+
+		if (!t.len)
+			continue;
+		if (!t.removal) {
+			names = true;
+			continue;
+		}
+		i = index_pos(x, t.name, t.len);
+		if (x->slot[i])
+			x->removed[i] = true;
+		else
+			ulsm_debug("%s: removal of unknown module %.*s ignored",
+				   origin, shown_len(t.len), t.name);
+	}
+	return names;
+}
+
+/* A module is ordered at most once: its state says whether it is. */
+static void append(struct ulsm_lsm_state *st, const struct module_index *x,
+		   struct lsm_info *m, const char *from)
+{
+	if (index_removed(x, m)) {
+		ulsm_debug("%s: %s removed", from, m->name);
+		return;
+	}
+	if (m->ulsm_state == MOD_ORDERED) {
+		ulsm_debug("%s: duplicate %s ignored", from, m->name);
+		return;
+	}
+	st->ordered[st->nordered++] = m;
+	m->ulsm_state = MOD_ORDERED;
+	ulsm_debug("%s: ordered %s", from, m->name);
+}
+
+/*
+ * First, then the order string (its removals are already marked, and
+ * removal entries here are skipped: a built-in order's "!name" means
+ * nothing), then last. NULL @order: every mutable module.
+ */
+static void parse_order(struct ulsm_lsm_state *st, const struct module_index *x,
+			const char *order, const char *origin)
+{
+	struct order_token t;
+	struct lsm_info *m;
+
+	for (m = st->modules; m; m = m->next)
+		if (m->order == LSM_ORDER_FIRST)
+			append(st, x, m, "first");
+
+	if (order) {
+		while (next_token(&order, &t)) {
+			if (!t.len || t.removal)
+				continue;
+			m = index_find(x, t.name, t.len);
+			if (!m)
+				ulsm_debug("%s: unknown module %.*s ignored",
+					   origin, shown_len(t.len), t.name);
+			else if (m->order != LSM_ORDER_MUTABLE)
+				ulsm_debug("%s: %s is placed by its order "
+					   "class; ignored here", origin, m->name);
+			else
+				append(st, x, m, origin);
+		}
+	} else {
+		for (m = st->modules; m; m = m->next)
+			if (m->order == LSM_ORDER_MUTABLE)
+				append(st, x, m, origin);
+	}
+
+	for (m = st->modules; m; m = m->next)
+		if (m->order == LSM_ORDER_LAST)
+			append(st, x, m, "last");
+
+	for (m = st->modules; m; m = m->next)
+		if (m->ulsm_state == MOD_REGISTERED) {
+			m->ulsm_state = MOD_OFF;
+			ulsm_debug("%s: %s not listed, off", origin, m->name);
+		}
+}
+
+/*
+ * The list of active modules, allocated before any module is initialised
+ * (room for every module) so that filling it in afterwards cannot fail.
+ */
+static char *list_alloc(struct ulsm_lsm_state *st)
+{
+	size_t len = 1;
+
+	for (struct lsm_info *m = st->modules; m; m = m->next)
+		len += strlen(m->name) + 1;
+	return ulsm_malloc(len);
+}
+
+static void list_fill(struct ulsm_lsm_state *st, char *s)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < st->nordered; i++) {
+		const char *name = st->ordered[i]->name;
+		size_t n = strlen(name);
+
+		if (st->ordered[i]->ulsm_state != MOD_ACTIVE)
+			continue;
+		if (at)
+			s[at++] = ',';
+		memcpy(s + at, name, n);
+		at += n;
+	}
+	s[at] = '\0';
+	ulsm_free(st->list);
+	st->list = s;
+}
+
+ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
+{
+	struct module_index x = { NULL, NULL, 0 };
+	struct ulsm_lsm_state *st;
+	struct lsm_info *exclusive = NULL, *m;
+	const char *origin = "argument";
+	char *list = NULL;
+	size_t count = 0;
+	int ret = 0;
+
+	if (!set)
+		return ulsm_error(-EINVAL, "ulsm_lsm_init: NULL set");
+	ulsm_config_init();
+	ulsm_lsm_lock();
+	st = ulsm_lsm_state_of(set);
+	if (!st) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (st->initialised) {
+		ret = ulsm_error(-EALREADY, "set %s is already initialised",
+				 set->name);
+		goto out;
+	}
+	for (m = st->modules; m; m = m->next)
+		count++;
+	/*
+	 * Everything that can fail, before anything changes. From here on,
+	 * the slot and tail keys are the framework's (src/lsm/seal.c).
+	 */
+	ret = ulsm_lsm_claim(set);
+	if (!ret)
+		ret = index_build(&x, st, count);
+	if (!ret) {
+		st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
+		list = list_alloc(st);
+		if (!st->ordered || !list)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		ulsm_free(st->ordered);
+		st->ordered = NULL;
+		ulsm_free(list);
+		goto out;
+	}
+	if (!order) {
+		order = getenv("ULSM_LSM");
+		origin = "ULSM_LSM";
+	}
+	if (!mark_removals(&x, order, origin)) {
+		/* Only "!name" entries: the default order, minus those. */
+		order = set->builtin_order;
+		origin = order ? "built-in order" : "every module";
+	}
+	parse_order(st, &x, order, origin);
+
+	/* The kernel's lsm_allowed / prepare_lsm, then initialize_lsm. */
+	for (size_t i = 0; i < st->nordered; i++) {
+		m = st->ordered[i];
+		if (m->enabled && !*m->enabled) {
+			m->ulsm_state = MOD_OFF;
+			ulsm_debug("%s: disabled", m->name);
+			continue;
+		}
+		if ((m->flags & LSM_FLAG_EXCLUSIVE) && exclusive) {
+			m->ulsm_state = MOD_OFF;
+			ulsm_debug("%s: exclusive %s is already on, skipped",
+				   m->name, exclusive->name);
+			continue;
+		}
+		/*
+		 * Beyond the kernel, whose blob sizes cannot fail: a module
+		 * refused for its blobs fails as its init would, and does
+		 * not keep the next exclusive module out.
+		 */
+		if (ulsm_lsm_prepare_blobs(st, m)) {
+			m->ulsm_state = MOD_FAILED;
+			continue;
+		}
+		if (m->flags & LSM_FLAG_EXCLUSIVE)
+			exclusive = m;
+	}
+	st->initialised = true;
+	for (size_t i = 0; i < st->nordered; i++) {
+		m = st->ordered[i];
+		if (m->ulsm_state != MOD_ORDERED)
+			continue;
+		ret = m->init ? m->init() : 0;
+		m->ulsm_state = ret ? MOD_FAILED : MOD_ACTIVE;
+		if (ret)
+			ulsm_debug("%s: init failed (%d), off", m->name, ret);
+	}
+	/* A module's init failing is the module's failure, not the set's. */
+	ret = 0;
+	list_fill(st, list);
+	ulsm_debug("set %s: %s", set->name, st->list);
+out:
+	index_free(&x);
+	ulsm_lsm_unlock();
+	return ret;
+}

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sealing: once a set's modules are in, its hook tables and the slot
+ * calls' keys become read-only (mprotect, and mseal where the kernel has
+ * it), as the kernel's static_calls_table is __ro_after_init, so that a
+ * stray or hostile write cannot redirect a hook. The slot keys are sealed
+ * too unless the application opted in to toggling before sealing, which
+ * needs them writable. And the public update functions leave a set's keys
+ * to the framework: it claims them (below).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "lsm_internal.h"
+
+/*
+ * What the public update functions (static_branch_*, static_key_*,
+ * static_call_update) must not change, per hook set:
+ *
+ *   - its slot and tail keys, from ulsm_lsm_init() on: the framework moves
+ *     them together, in one batch, and sets their counts itself
+ *     (slots.c); a key flipped by hand breaks that: a tail key turned on
+ *     ends the walk before active modules, a slot key turned off skips its
+ *     module (without a word, both), and the next batch overwrites a count
+ *     taken with static_branch_inc(). ulsm_lsm_toggle() is the way to turn
+ *     a module off;
+ *   - its slot calls' keys, once sealed: they are read-only then, and the
+ *     update would patch the code before faulting on the key, leaving the
+ *     code and the key in disagreement. Before sealing, retargeting a
+ *     slot's call leaves the keys' invariant alone, and tests use it.
+ *
+ * The refusal is a property of each key (src/static/static.h): claiming
+ * sets a flag in every slot and tail key, sealing one in every slot call,
+ * both under the patch lock so that no public update is half-way past its
+ * check. The framework changes its keys itself, by queueing them into its
+ * own batches, which no flag stops. The table below only names the set in
+ * the refusal's message (claimed_words) and lists the sets for the dump:
+ * sets are claimed rarely and never released, so a fixed table whose
+ * count is published with release semantics is enough. It is never
+ * freed, so a set's object must not be dlclose()d once the set is
+ * initialised.
+ */
+#define CLAIMED_MAX	64
+
+struct claimed_set {
+	const struct ulsm_hook_set *set;
+	const char *name;
+	uintptr_t keys, keys_end;	/* slot and tail keys */
+	uintptr_t sealed, sealed_end;	/* tables and slot calls' keys */
+	char words[2][160];		/* what a refusal says of its keys */
+};
+
+static struct claimed_set claimed[CLAIMED_MAX];
+static unsigned int nclaimed;
+
+static struct claimed_set *claimed_find(const struct ulsm_hook_set *set)
+{
+	unsigned int n = __atomic_load_n(&nclaimed, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n; i++)
+		if (claimed[i].set == set)
+			return &claimed[i];
+	return NULL;
+}
+
+size_t ulsm_lsm_sets(struct ulsm_hook_set **out, size_t max)
+{
+	unsigned int n = __atomic_load_n(&nclaimed, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n && i < max; i++)
+		out[i] = (struct ulsm_hook_set *)(uintptr_t)claimed[i].set;
+	return n;
+}
+
+/* The refusal's words for a key of a claimed set (ulsm_claims_describe). */
+static const char *claimed_words(const void *key)
+{
+	unsigned int n = __atomic_load_n(&nclaimed, __ATOMIC_ACQUIRE);
+	uintptr_t a = (uintptr_t)key;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct claimed_set *c = &claimed[i];
+
+		if (a >= c->keys && a < c->keys_end)
+			return c->words[0];
+		if (a >= c->sealed && a < c->sealed_end)
+			return c->words[1];
+	}
+	return NULL;
+}
+
+int ulsm_lsm_claim(struct ulsm_hook_set *set)
+{
+	struct claimed_set *c;
+	int ret;
+
+	if (claimed_find(set))
+		return 0;
+	if (nclaimed == CLAIMED_MAX)
+		return ulsm_error(-ENOSPC, "set %s: more than %d hook sets in "
+				  "the process", set->name, CLAIMED_MAX);
+	/* Under the patch lock: no public update is half-way past its check. */
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	c = &claimed[nclaimed];
+	c->set = set;
+	c->name = set->name ? set->name : "?";
+	c->keys = (uintptr_t)set->keys;
+	c->keys_end = c->keys + set->keys_size;
+	c->sealed = (uintptr_t)set->sealed;
+	c->sealed_end = c->sealed + set->sealed_size;
+	snprintf(c->words[0], sizeof(c->words[0]), "a slot or tail key of hook "
+		 "set %s: only the framework changes it (ulsm_lsm_toggle)",
+		 c->name);
+	snprintf(c->words[1], sizeof(c->words[1]), "a slot call of hook set "
+		 "%s, which is sealed", c->name);
+	/* The keys region is the slot and tail keys, and nothing else. */
+	for (size_t off = 0; off + sizeof(struct static_key) <= set->keys_size;
+	     off += sizeof(struct static_key))
+		ulsm_key_claim((struct static_key *)((char *)set->keys + off));
+	ulsm_claims_describe(claimed_words);
+	__atomic_store_n(&nclaimed, nclaimed + 1, __ATOMIC_RELEASE);
+	ulsm_unlock();
+	return 0;
+}
+
+/* Mark, or unmark, the slot calls' keys sealed (ulsm_call_seal). */
+static void seal_calls(struct ulsm_hook_set *set, bool sealed)
+{
+	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
+		if (sealed)
+			ulsm_call_seal(set->table[i].key);
+		else
+			ulsm_call_unseal(set->table[i].key);
+	}
+}
+
+static int protect(struct ulsm_hook_set *set, void *addr, size_t len,
+		   const char *what)
+{
+	int ret = ulsm_sys_mprotect(addr, len, PROT_READ);
+
+	if (ret)
+		return ulsm_error(ret, "set %s: cannot seal the %s: %s",
+				  set->name, what, strerror(-ret));
+	return 0;
+}
+
+static void seal_for_good(void *addr, size_t len, const char *what)
+{
+	/* Linux 6.10+; older kernels say ENOSYS and mprotect must do. */
+	int ret = ulsm_sys_mseal(addr, len);
+
+	if (ret && ret != -ENOSYS)
+		ulsm_debug("mseal of the %s failed: %s", what, strerror(-ret));
+}
+
+/*
+ * All or nothing: both ranges are made read-only before either is
+ * mseal()ed, since a sealed range can never be made writable again. If
+ * the second mprotect fails, the first is undone and the set is as it
+ * was. Only if that undo fails too is the set left half read-only; it
+ * then counts as sealed, so that nothing (registration, public updates)
+ * writes to its read-only tables, and the error is returned.
+ */
+static int seal(struct ulsm_hook_set *set)
+{
+	bool keys = !set->state->toggle_allowed;
+	int ret, undo = 0;
+
+	/* Under the patch lock: no public update is half-way past its check. */
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	/* While the keys can still be written: refused from now on. */
+	seal_calls(set, true);
+	ret = protect(set, set->sealed, set->sealed_size, "hook tables");
+	if (!ret && keys) {
+		ret = protect(set, set->keys, set->keys_size, "slot keys");
+		if (ret)
+			undo = ulsm_sys_mprotect(set->sealed, set->sealed_size,
+						 PROT_READ | PROT_WRITE);
+		if (undo)
+			ulsm_error(ret, "set %s: cannot seal the slot keys, nor "
+				   "make the hook tables writable again (%s): "
+				   "the set counts as sealed", set->name,
+				   strerror(-undo));
+	}
+	if (!ret) {
+		seal_for_good(set->sealed, set->sealed_size, "hook tables");
+		if (keys)
+			seal_for_good(set->keys, set->keys_size, "slot keys");
+	}
+	if (!ret || undo)
+		set->state->sealed = true;
+	else
+		seal_calls(set, false);	/* writable again, or never protected */
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_lsm_seal(struct ulsm_hook_set *set)
+{
+	int ret;
+
+	if (!set)
+		return ulsm_error(-EINVAL, "ulsm_lsm_seal: NULL set");
+	ulsm_config_init();
+	ulsm_lsm_lock();
+	if (!ulsm_lsm_state_of(set)) {
+		ret = -ENOMEM;
+	} else if (set->state->sealed) {
+		ret = ulsm_error(-EALREADY, "set %s is already sealed", set->name);
+	} else {
+		/* A set may be sealed without being initialised. */
+		ret = ulsm_lsm_claim(set);
+		if (!ret)
+			ret = seal(set);
+	}
+	ulsm_lsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_lsm_allow_toggle(struct ulsm_hook_set *set)
+{
+	int ret = 0;
+
+	if (!set)
+		return ulsm_error(-EINVAL, "ulsm_lsm_allow_toggle: NULL set");
+	ulsm_lsm_lock();
+	if (!ulsm_lsm_state_of(set))
+		ret = -ENOMEM;
+	else if (set->state->sealed)
+		ret = ulsm_error(-EPERM, "set %s is sealed: opt in to toggling "
+				 "before sealing", set->name);
+	else
+		set->state->toggle_allowed = true;
+	ulsm_lsm_unlock();
+	return ret;
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The run-time toggle, beyond the kernel: turn every slot of one active
+ * module off or on in one batch, through the slot plan
+ * (src/lsm/slots.c), so that the tail keys follow. The callbacks stay in
+ * their slots, so a dispatcher that passed a slot key just before it went
+ * off still calls a valid function.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "lsm_internal.h"
+
+static bool owned_by(const struct lsm_static_call *s, const char *name)
+{
+	return s->hl && !strcmp(s->hl->lsmid->name, name);
+}
+
+ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
+			     bool enable)
+{
+	struct ulsm_batch b = ULSM_BATCH_INIT;
+	struct slot_plan plan = { 0 };
+	struct lsm_info *m;
+	size_t n = set ? set->nhooks * set->slots : 0;
+	int ret;
+
+	if (!set || !name)
+		return ulsm_error(-EINVAL, "ulsm_lsm_toggle: bad arguments");
+	ulsm_lsm_lock();
+	if (!ulsm_lsm_state_of(set) || !set->state->toggle_allowed) {
+		ret = ulsm_error(-EPERM, "set %s: toggling was not allowed "
+				 "(ulsm_lsm_allow_toggle)", set->name);
+		goto out;
+	}
+	m = ulsm_lsm_find_module(set->state, name, strlen(name));
+	if (!m || m->ulsm_state != MOD_ACTIVE) {
+		ret = ulsm_error(-ENOENT, "set %s: no active module %s",
+				 set->name, name);
+		goto out;
+	}
+	ret = ulsm_lsm_plan_begin(&plan, set);
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (owned_by(&set->table[i], name))
+			plan.on[i] = enable;
+	ret = ulsm_update_lock();
+	if (ret)
+		goto out;
+	ret = ulsm_lsm_plan_queue(&plan, &b);
+	if (!ret)
+		ret = ulsm_batch_apply(&b);
+	if (!ret)
+		ulsm_lsm_plan_commit(&plan);
+	ulsm_unlock();
+out:
+	ulsm_batch_free(&b);
+	ulsm_lsm_plan_end(&plan);
+	ulsm_lsm_unlock();
+	return ret;
+}

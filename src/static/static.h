@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/static/static.h - static keys and static calls, for the layers above
+ * them (src/lsm/, start-up and the dump). Never installed.
+ *
+ * Keys and calls are clients of the engine: each defines kinds of site
+ * (a key's branch sites; a call's trampoline and its call sites), which
+ * start-up registers with the engine, and queues its sites' changes into
+ * the engine's batches. A layer above may
+ *
+ *   - queue key and call changes into a batch of its own, to move many
+ *     keys and calls in one all-or-nothing update (ulsm_key_queue,
+ *     ulsm_call_queue);
+ *   - add sites of its own to a call's key, which follow the call's
+ *     target: their kind's ops is a struct ulsm_call_follower;
+ *   - claim keys and calls that only it may change: the public update
+ *     functions refuse them with -EPERM (ulsm_key_claim, ulsm_call_seal),
+ *     and a describer it registers words the refusal.
+ *
+ * Every function here has hidden visibility, as in src/base/base.h.
+ */
+#ifndef ULSM_SRC_STATIC_H
+#define ULSM_SRC_STATIC_H
+
+#include <ulsm/static_call.h>
+#include <ulsm/static_key.h>
+
+#include "engine/engine.h"
+
+/* --- kinds of site (registered by src/init.c) -------------------------- */
+
+extern const struct ulsm_site_kind ulsm_kind_key_site;	/* src/static/static_key.c */
+extern const struct ulsm_site_kind ulsm_kind_trampoline; /* src/static/static_call.c */
+extern const struct ulsm_site_kind ulsm_kind_call_site;	/* src/static/static_call.c */
+
+/* --- queueing updates into a caller's batch ---------------------------- */
+
+/*
+ * Add the sites of @key to @b, moving them from state @from to @to.
+ * Caller holds the patch lock, applies the batch, then sets the count.
+ */
+int ulsm_key_queue(struct static_key *key, bool from, bool to,
+		   struct ulsm_batch *b);
+
+/*
+ * Add the change of trampoline @tramp from @key->func to @func to @b, and
+ * of every site that follows @key's target, except those of kind @skip
+ * (NULL: none), which the caller queues itself. *func_first says whether
+ * @key->func must be stored before the batch is applied (the indirect
+ * form, or a follower that reads it) rather than after. Caller holds the
+ * patch lock.
+ */
+int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
+		    struct ulsm_batch *b, bool *func_first,
+		    const struct ulsm_site_kind *skip);
+
+/*
+ * How many call sites @key has (its followers' calls included), and in
+ * *@direct how many call its target directly now. Patch lock held.
+ */
+int ulsm_call_sites_count(const struct static_call_key *key, int *direct);
+
+/* --- sites that follow a static call's target -------------------------- */
+
+/*
+ * The ops of a kind whose sites are registered under a static call's key
+ * and follow its target (the hook framework's entries).
+ * @retarget:   the key's target changes from @from to @to: queue the
+ *              change of site @s into @b, if it has one
+ * @callee:     if @s is a call of the key's target (counted among its call
+ *              sites), 1 with its current callee in *callee, else 0
+ * @reads_func: the kind's sites may call through the key's func while a
+ *              batch is applied: it is stored before the batch
+ */
+struct ulsm_call_follower {
+	int (*retarget)(const struct ulsm_site *s, const void *from,
+			const void *to, struct ulsm_batch *b);
+	int (*callee)(const struct ulsm_site *s, uintptr_t *callee);
+	bool reads_func;
+};
+
+/* --- keys and calls that only their owner changes ---------------------- */
+
+/*
+ * Claim @key: from now on the public update functions (static_branch_*,
+ * static_key_*) refuse it with -EPERM, and the claimant changes it with
+ * ulsm_key_queue. Seal @key: static_call_update refuses it with -EPERM
+ * (its page is about to be read-only); unseal undoes it while the page is
+ * still writable. Patch lock held, so that no public update is half-way
+ * past its check.
+ */
+void ulsm_key_claim(struct static_key *key);
+void ulsm_call_seal(struct static_call_key *key);
+void ulsm_call_unseal(struct static_call_key *key);
+
+/*
+ * The claimant's words for a refused @key, for the error message ("a slot
+ * key of hook set x: only the framework changes it"); NULL if it does not
+ * know the key. Registered once by the layer that claims keys; called
+ * with the patch lock held.
+ */
+void ulsm_claims_describe(const char *(*describe)(const void *key));
+/* Those words for @key, or NULL. */
+const char *ulsm_claim_words(const void *key);
+
+#endif /* ULSM_SRC_STATIC_H */

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Static calls: registering trampolines and retargeting them.
+ *
+ * The key's func field always holds the current target (static_call_query,
+ * the generic back end, and the indirect form all read it). The trampoline
+ * holds the instruction derived from it, so the instruction expected at a
+ * trampoline is always encode(key->func); anything else means someone else
+ * changed it (-EILSEQ).
+ *
+ * Order of the two writes in an update:
+ *   - to the indirect form (jmp *key.func): store func first, then patch,
+ *     so the instruction never jumps through a stale pointer once there;
+ *   - from indirect to indirect: only the store; an aligned 8-byte store is
+ *     seen whole, and the instruction does not change;
+ *   - otherwise: patch, then store (a thread still running the indirect
+ *     form meanwhile goes to the old target, which is allowed mid-update).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "static/static.h"
+
+/* In struct static_call_key.ulsm_reserved. */
+#define CALL_SEALED	1ul
+
+ULSM_API long __static_call_return0(void)
+{
+	return 0;
+}
+
+ULSM_API void __static_call_nop(void)
+{
+}
+
+static int tramp_insn(const struct static_call_key *key, uintptr_t tramp,
+		      const void *func, struct ulsm_insn *out, int *form)
+{
+	return arch_encode_tramp(tramp, (uintptr_t)func, (uintptr_t)&key->func,
+				 out, form);
+}
+
+/*
+ * The trampolines of an object's "ulsm_call_table": check each, record
+ * it, and bring it in line with its key's target (it was compiled as a
+ * jump to the initial target's PLT entry).
+ */
+static int collect_trampoline(struct ulsm_collect *c, const void *record)
+{
+	const struct ulsm_call_entry *e = record;
+	uintptr_t tramp = (uintptr_t)e->tramp;
+	struct ulsm_site *s = &c->sites[c->n];
+	struct ulsm_insn cur, want;
+	int form, ret;
+
+	if (!e->key || !tramp) {
+		c->refused++;
+		ulsm_error(-EINVAL, "static call entry %p is empty",
+			   (const void *)e);
+		return 0;
+	}
+	if (arch_read_tramp(tramp, &cur, &form)) {
+		c->refused++;
+		ulsm_error(-EILSEQ, "%#lx is not an intact static-call "
+			   "trampoline; refused", (unsigned long)tramp);
+		return 0;
+	}
+	ret = tramp_insn(e->key, tramp, e->key->func, &want, &form);
+	if (ret) {
+		c->refused++;
+		ulsm_error(ret, "trampoline %#lx cannot reach %p",
+			   (unsigned long)tramp, e->key->func);
+		return 0;
+	}
+	memset(s, 0, sizeof(*s));
+	s->addr = tramp;
+	s->key = e->key;
+	s->owner = c->owner;
+	s->kind = &ulsm_kind_trampoline;
+	c->n++;
+	/* Compiled as "jmp func@PLT": go straight to the target. */
+	if (memcmp(cur.bytes, want.bytes, want.len))
+		return ulsm_batch_add(c->batch, tramp, &cur, &want);
+	return 0;
+}
+
+const struct ulsm_site_kind ulsm_kind_trampoline = {
+	.name = "trampolines",
+	.table = ULSM_TABLE_CALL,
+	.collect = collect_trampoline,
+};
+
+static void set_func(struct static_call_key *key, void *func)
+{
+	__atomic_store_n(&key->func, func, __ATOMIC_RELEASE);
+}
+
+static int find_tramp(const struct ulsm_site *s, void *arg)
+{
+	if (s->kind != &ulsm_kind_trampoline)
+		return 0;
+	*(uintptr_t *)arg = s->addr;
+	return 1;
+}
+
+/*
+ * Call sites. A site calls its key's target directly when the target is in
+ * reach, else (and for NULL) the trampoline, which holds the matching form.
+ * Like a trampoline's, a site's instruction is always derived from the
+ * key's func, so the bytes expected before a change are known.
+ */
+static uintptr_t site_callee(uintptr_t site, uintptr_t tramp, const void *func)
+{
+	struct ulsm_insn insn;
+
+	if (func && !arch_encode_call(site, (uintptr_t)func, &insn))
+		return (uintptr_t)func;
+	if (func)
+		ulsm_debug("call site %#lx cannot reach %p: it calls its "
+			   "trampoline", (unsigned long)site, func);
+	return tramp;
+}
+
+static int site_insn(const struct ulsm_site *s, const void *func,
+		     struct ulsm_insn *out)
+{
+	return arch_encode_call(s->addr, site_callee(s->addr, s->target, func),
+				out);
+}
+
+/* The object's own trampolines, sorted by key, to look keys up in. */
+struct fresh_tramps {
+	const struct ulsm_site **v;
+	size_t n;
+};
+
+static int cmp_site_key(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)(*(const struct ulsm_site *const *)a)->key;
+	uintptr_t y = (uintptr_t)(*(const struct ulsm_site *const *)b)->key;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The object's own trampolines, collected before its call sites (the
+ * engine hands the tables over in order), sorted by key once, on the
+ * first call site, and kept in the registration's scratch.
+ */
+static struct fresh_tramps *fresh_tramps(struct ulsm_collect *c)
+{
+	struct fresh_tramps *f = c->scratch[ULSM_TABLE_SITE];
+
+	if (f)
+		return f;
+	f = ulsm_calloc(1, sizeof(*f) + (c->n + 1) * sizeof(*f->v));
+	if (!f)
+		return NULL;
+	f->v = (const struct ulsm_site **)(f + 1);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->sites[i].kind == &ulsm_kind_trampoline)
+			f->v[f->n++] = &c->sites[i];
+	qsort(f->v, f->n, sizeof(*f->v), cmp_site_key);
+	c->scratch[ULSM_TABLE_SITE] = f;
+	return f;
+}
+
+/* The trampoline of @key: the object's own, or a known one; 0 if none. */
+static uintptr_t tramp_of(const struct static_call_key *key,
+			  const struct fresh_tramps *f)
+{
+	struct ulsm_site probe = { .key = (void *)(uintptr_t)key };
+	const struct ulsm_site *pp = &probe, *const *hit;
+	uintptr_t tramp = 0;
+
+	hit = bsearch(&pp, f->v, f->n, sizeof(*f->v), cmp_site_key);
+	if (hit)
+		return (*hit)->addr;
+	ulsm_registry_for_key(key, find_tramp, &tramp);
+	return tramp;
+}
+
+/*
+ * The call sites of an object's "ulsm_call_sites": record one, and queue
+ * it if its key's target is not the trampoline it was compiled to call. A
+ * site is left alone (counted, not refused) when it does not hold "call
+ * <the key's trampoline>", which the object's own trampolines or the
+ * registry knows.
+ */
+static int collect_call_site(struct ulsm_collect *c, const void *record)
+{
+	const struct ulsm_call_site *e = record;
+	struct static_call_key *key = (void *)(uintptr_t)ulsm_site_record_ref(e);
+	uintptr_t label = ulsm_site_record_addr(e), site = 0, tramp = 0;
+	struct ulsm_site *s = &c->sites[c->n];
+	bool patchable = arch_calls_patchable();
+	struct fresh_tramps *fresh = fresh_tramps(c);
+	struct ulsm_insn cur, want;
+	int ret;
+
+	if (!fresh)
+		return ulsm_error(-ENOMEM, "no memory to sort %zu trampolines",
+				  c->n);
+	if (key)
+		tramp = tramp_of(key, fresh);
+	if (!patchable || !tramp || arch_find_call(label, tramp, &site)) {
+		/* It keeps calling what it was compiled to call. */
+		ulsm_stat_add(call_sites_skipped, 1);
+		ulsm_debug("call site before %#lx left as compiled (%s)",
+			   (unsigned long)label,
+			   !patchable ? "shadow stack" :
+			   !tramp ? "no trampoline known for its key" :
+			   "not a direct call to the trampoline");
+		return 0;
+	}
+	memset(s, 0, sizeof(*s));
+	s->addr = site;
+	s->target = tramp;
+	s->key = key;
+	s->owner = c->owner;
+	s->kind = &ulsm_kind_call_site;
+	c->n++;
+	ulsm_stat_add(call_sites, 1);
+	ret = arch_encode_call(site, tramp, &cur);
+	if (!ret)
+		ret = site_insn(s, key->func, &want);
+	if (!ret && memcmp(cur.bytes, want.bytes, want.len))
+		ret = ulsm_batch_add(c->batch, site, &cur, &want);
+	return ret;
+}
+
+/* A call site follows its key's target: the call site kind's ops. */
+static int call_site_retarget(const struct ulsm_site *s, const void *from,
+			      const void *to, struct ulsm_batch *b)
+{
+	struct ulsm_insn old, new;
+	int ret;
+
+	ret = site_insn(s, from, &old);
+	if (!ret)
+		ret = site_insn(s, to, &new);
+	if (!ret && memcmp(old.bytes, new.bytes, old.len))
+		ret = ulsm_batch_add(b, s->addr, &old, &new);
+	return ret;
+}
+
+static int call_site_callee(const struct ulsm_site *s, uintptr_t *callee)
+{
+	*callee = 0;
+	arch_decode_call(s->addr, callee);
+	return 1;
+}
+
+static const struct ulsm_call_follower call_site_ops = {
+	.retarget = call_site_retarget,
+	.callee = call_site_callee,
+};
+
+const struct ulsm_site_kind ulsm_kind_call_site = {
+	.name = "call sites",
+	.table = ULSM_TABLE_SITE,
+	.collect = collect_call_site,
+	.ops = &call_site_ops,
+};
+
+/* The follower ops of @s's kind, or NULL (a trampoline). */
+static const struct ulsm_call_follower *follower(const struct ulsm_site *s)
+{
+	return s->kind == &ulsm_kind_trampoline ? NULL : s->kind->ops;
+}
+
+struct sites_arg {
+	const void *from, *to;
+	struct ulsm_batch *b;
+	const struct ulsm_site_kind *skip;
+	bool reads_func;
+};
+
+static int queue_site(const struct ulsm_site *s, void *arg)
+{
+	struct sites_arg *a = arg;
+	const struct ulsm_call_follower *f = follower(s);
+
+	if (!f || s->kind == a->skip)
+		return 0;
+	a->reads_func |= f->reads_func;
+	return f->retarget(s, a->from, a->to, a->b);
+}
+
+int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
+		    struct ulsm_batch *b, bool *func_first,
+		    const struct ulsm_site_kind *skip)
+{
+	const struct ulsm_site *site = ulsm_registry_find(tramp);
+	struct ulsm_insn old, new, cur;
+	int ret, old_form, new_form, cur_form;
+
+	*func_first = false;
+	if (!site || site->kind != &ulsm_kind_trampoline)
+		return ulsm_error(-ENOENT, "static_call_update: %#lx is not a "
+				  "registered trampoline", (unsigned long)tramp);
+	if (site->key != key)
+		return ulsm_error(-EINVAL, "static_call_update: trampoline "
+				  "%#lx belongs to another key",
+				  (unsigned long)tramp);
+	if (arch_read_tramp(tramp, &cur, &cur_form))
+		return ulsm_error(-EILSEQ, "static_call_update: trampoline %#lx "
+				  "was changed by someone else; nothing written",
+				  (unsigned long)tramp);
+	ret = tramp_insn(key, tramp, key->func, &old, &old_form);
+	if (!ret)
+		ret = tramp_insn(key, tramp, func, &new, &new_form);
+	if (ret)
+		return ulsm_error(ret, "static_call_update: %p is out of the "
+				  "trampoline's reach", func);
+	if (!memcmp(old.bytes, new.bytes, old.len)) {
+		/* Same instruction (indirect to indirect): a store is enough. */
+		if (memcmp((const void *)tramp, old.bytes, old.len))
+			return ulsm_error(-EILSEQ, "static_call_update: "
+					  "trampoline %#lx does not hold the "
+					  "expected instruction; nothing written",
+					  (unsigned long)tramp);
+	} else {
+		*func_first = new_form == ULSM_SC_FORM_INDIRECT;
+		ret = ulsm_batch_add(b, tramp, &old, &new);
+		if (ret)
+			return ret;
+	}
+	/*
+	 * The call sites and other followers, in the same batch (their own
+	 * checks in step 0). A follower that calls through the key when it
+	 * emulates a call mid-patch, or reaches a target out of rel32 reach
+	 * (hook entries), needs the new target stored first.
+	 */
+	struct sites_arg arg = { key->func, func, b, skip, false };
+
+	ret = ulsm_registry_for_key(key, queue_site, &arg);
+	*func_first |= arg.reads_func;
+	return ret;
+}
+
+static int update_locked(struct static_call_key *key, uintptr_t tramp,
+			 void *func)
+{
+	struct ulsm_batch b = ULSM_BATCH_INIT;
+	void *old_func = key->func;
+	bool first;
+	int ret;
+
+	ret = ulsm_call_queue(key, tramp, func, &b, &first, NULL);
+	if (!ret) {
+		if (first)
+			set_func(key, func);
+		ret = ulsm_batch_apply(&b);
+		set_func(key, ret ? old_func : func);
+	}
+	ulsm_batch_free(&b);
+	return ret;
+}
+
+ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
+				  void *func)
+{
+	int ret;
+
+	if (!key)
+		return ulsm_error(-EINVAL, "static_call_update: NULL key");
+	ulsm_config_init();
+	ulsm_clear_error();
+	ret = ulsm_update_lock();
+	if (ret)
+		return ret;
+	/* A sealed hook set's slot calls are read-only: refuse, write nothing. */
+	if (__atomic_load_n(&key->ulsm_reserved, __ATOMIC_RELAXED) & CALL_SEALED) {
+		const char *why = ulsm_claim_words(key);
+
+		ulsm_unlock();
+		return ulsm_error(-EPERM, "static_call_update: key %p is %s; "
+				  "nothing written", (const void *)key,
+				  why ? why : "sealed read-only");
+	}
+	if (arch_protocol == ULSM_PROTO_NONE)
+		set_func(key, func);	/* the pointer is all there is */
+	else
+		ret = update_locked(key, (uintptr_t)tramp, func);
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_static_call_form(const struct static_call_key *key)
+{
+	struct ulsm_insn cur;
+	uintptr_t tramp = 0;
+	int ret, form = 0;
+
+	if (!key)
+		return ulsm_error(-EINVAL, "ulsm_static_call_form: NULL key");
+	if (arch_protocol == ULSM_PROTO_NONE)
+		return ULSM_SC_FORM_POINTER;
+	ulsm_config_init();
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	ulsm_registry_for_key(key, find_tramp, &tramp);
+	if (!tramp)
+		ret = ulsm_error(-ENOENT, "no registered trampoline for key %p",
+				 (const void *)key);
+	else if (arch_read_tramp(tramp, &cur, &form))
+		ret = -EILSEQ;
+	else
+		ret = form;
+	ulsm_unlock();
+	return ret;
+}
+
+struct count_arg {
+	const struct static_call_key *key;
+	int sites, direct;
+};
+
+static int count_site(const struct ulsm_site *s, void *arg)
+{
+	struct count_arg *a = arg;
+	const struct ulsm_call_follower *f = follower(s);
+	uintptr_t callee;
+
+	if (!f || !f->callee(s, &callee))
+		return 0;
+	a->sites++;
+	a->direct += a->key->func && callee == (uintptr_t)a->key->func;
+	return 0;
+}
+
+int ulsm_call_sites_count(const struct static_call_key *key, int *direct)
+{
+	struct count_arg arg = { key, 0, 0 };
+
+	ulsm_registry_for_key(key, count_site, &arg);
+	*direct = arg.direct;
+	return arg.sites;
+}
+
+ULSM_API int ulsm_static_call_sites(const struct static_call_key *key,
+				    int *direct)
+{
+	struct count_arg arg = { key, 0, 0 };
+	int ret;
+
+	if (!key)
+		return ulsm_error(-EINVAL, "ulsm_static_call_sites: NULL key");
+	if (direct)
+		*direct = 0;
+	if (arch_protocol == ULSM_PROTO_NONE)
+		return 0;
+	ulsm_config_init();
+	ret = ulsm_lock();
+	if (ret)
+		return ret;
+	ret = ulsm_call_sites_count(key, &arg.direct);
+	ulsm_unlock();
+	if (direct)
+		*direct = arg.direct;
+	return ret;
+}
+
+ULSM_API const char *ulsm_static_call_form_name(int form)
+{
+	switch (form) {
+	case ULSM_SC_FORM_NULL:
+		return "null";
+	case ULSM_SC_FORM_DIRECT:
+		return "direct";
+	case ULSM_SC_FORM_INDIRECT:
+		return "indirect";
+	case ULSM_SC_FORM_POINTER:
+		return "pointer";
+	default:
+		return "unknown";
+	}
+}
+
+void ulsm_call_seal(struct static_call_key *key)
+{
+	__atomic_fetch_or(&key->ulsm_reserved, CALL_SEALED, __ATOMIC_RELAXED);
+}
+
+void ulsm_call_unseal(struct static_call_key *key)
+{
+	__atomic_fetch_and(&key->ulsm_reserved, ~CALL_SEALED, __ATOMIC_RELAXED);
+}

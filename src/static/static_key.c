@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Static keys: the count, and patching every site of a key when the count
+ * crosses zero. The kernel's kernel/jump_label.c semantics, with errors
+ * returned instead of WARNs.
+ *
+ * A site jumps when (key enabled) ^ (its branch bit). All registered sites
+ * of a key agree with the key's count at all times outside the patch lock
+ * (registration brings new ones in line), so the instruction expected at a
+ * site is derived from the count, and any other bytes there mean someone
+ * else changed the code (-EILSEQ).
+ *
+ * The count is stored after the sites are patched (release): who reads the
+ * count as enabled will also find every site enabled. On the generic back
+ * end the count is all there is.
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include <string.h>
+
+#include "static/static.h"
+
+/* In struct static_key.ulsm_flags, beside ULSM_KEY_INIT_TRUE. */
+#define KEY_CLAIMED	(1u << 16)
+
+/*
+ * The key sites of an object's "ulsm_jump_table": decode a record, check
+ * that its site holds the instruction it was compiled with (else refuse
+ * it: it is never patched), record it, and queue the change if its key's
+ * state is not the compiled one (a key enabled before the object was
+ * loaded).
+ */
+static int collect_key_site(struct ulsm_collect *c, const void *record)
+{
+	const struct ulsm_jump_entry *e = record;
+	const void *const *kref = (const void *const *)ulsm_rel(&e->kref);
+	bool compiled = e->flags & ULSM_JUMP_COMPILED_JUMP, want;
+	struct ulsm_site *s = &c->sites[c->n];
+	const struct static_key *key;
+	struct ulsm_insn old, new;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->addr = ulsm_rel(&e->code);
+	s->target = ulsm_rel(&e->target);
+	s->key = (void *)(uintptr_t)*kref;
+	s->owner = c->owner;
+	s->kind = &ulsm_kind_key_site;
+	s->branch = !!(e->flags & ULSM_JUMP_BRANCH);
+	key = s->key;
+
+	if (!key)
+		ret = ulsm_error(-EINVAL, "site %#lx has a NULL key",
+				 (unsigned long)s->addr);
+	else if (arch_encode_branch(s->addr, s->target, compiled, &old))
+		ret = ulsm_error(-EINVAL, "site %#lx: jump out of reach",
+				 (unsigned long)s->addr);
+	else if (memcmp((const void *)s->addr, old.bytes, old.len))
+		ret = ulsm_error(-EILSEQ, "site %#lx does not hold the "
+				 "instruction it was compiled with; refused",
+				 (unsigned long)s->addr);
+	else
+		ret = 0;
+	if (ret) {
+		c->refused++;
+		return 0;
+	}
+	c->n++;
+	want = (__atomic_load_n(&key->enabled, __ATOMIC_RELAXED) > 0) ^
+	       s->branch;
+	if (want == compiled)
+		return 0;
+	ret = arch_encode_branch(s->addr, s->target, want, &new);
+	if (!ret)
+		ret = ulsm_batch_add(c->batch, s->addr, &old, &new);
+	return ret;
+}
+
+const struct ulsm_site_kind ulsm_kind_key_site = {
+	.name = "key sites",
+	.table = ULSM_TABLE_JUMP,
+	.collect = collect_key_site,
+};
+
+static const char *(*claims_describe)(const void *key);
+
+void ulsm_claims_describe(const char *(*describe)(const void *key))
+{
+	__atomic_store_n(&claims_describe, describe, __ATOMIC_RELEASE);
+}
+
+void ulsm_key_claim(struct static_key *key)
+{
+	__atomic_fetch_or(&key->ulsm_flags, KEY_CLAIMED, __ATOMIC_RELAXED);
+}
+
+const char *ulsm_claim_words(const void *key)
+{
+	const char *(*describe)(const void *) =
+		__atomic_load_n(&claims_describe, __ATOMIC_ACQUIRE);
+
+	return describe ? describe(key) : NULL;
+}
+
+/* A claimed key: refused, with the claimant's words. Patch lock held. */
+static int refuse_claimed(const struct static_key *key, const char *what)
+{
+	const char *why = ulsm_claim_words(key);
+
+	return ulsm_error(-EPERM, "%s: key %p is %s; nothing written", what,
+			  (const void *)key,
+			  why ? why : "claimed by a layer above: only it "
+			  "changes the key");
+}
+
+struct key_batch_arg {
+	struct ulsm_batch *batch;
+	bool from, to;
+};
+
+static int add_site(const struct ulsm_site *s, void *argp)
+{
+	struct key_batch_arg *arg = argp;
+	struct ulsm_insn old, new;
+	int ret;
+
+	ret = arch_encode_branch(s->addr, s->target, arg->from ^ s->branch, &old);
+	if (!ret)
+		ret = arch_encode_branch(s->addr, s->target, arg->to ^ s->branch,
+					 &new);
+	if (ret)
+		return ulsm_error(ret, "site %#lx: cannot encode its jump",
+				  (unsigned long)s->addr);
+	return ulsm_batch_add(arg->batch, s->addr, &old, &new);
+}
+
+int ulsm_key_queue(struct static_key *key, bool from, bool to,
+		   struct ulsm_batch *b)
+{
+	struct key_batch_arg arg = { b, from, to };
+
+	return ulsm_registry_for_key(key, add_site, &arg);
+}
+
+/* Move every site of @key from state @from to @to, as one batch. */
+static int key_patch(struct static_key *key, bool from, bool to)
+{
+	struct ulsm_batch b = ULSM_BATCH_INIT;
+	int ret;
+
+	ret = ulsm_key_queue(key, from, to, &b);
+	if (!ret)
+		ret = ulsm_batch_apply(&b);
+	ulsm_batch_free(&b);
+	return ret;
+}
+
+static void set_count(struct static_key *key, int n)
+{
+	__atomic_store_n(&key->enabled, n, __ATOMIC_RELEASE);
+}
+
+/* Common entry: check the key, take the lock. */
+static int key_begin(struct static_key *key, const char *what)
+{
+	int ret;
+
+	if (!key)
+		return ulsm_error(-EINVAL, "%s: NULL key", what);
+	ulsm_config_init();
+	ulsm_clear_error();
+	ret = ulsm_update_lock();
+	if (ret)
+		return ret;
+	/* A hook set's slot and tail keys are its framework's. */
+	if (__atomic_load_n(&key->ulsm_flags, __ATOMIC_RELAXED) & KEY_CLAIMED) {
+		ret = refuse_claimed(key, what);
+		ulsm_unlock();
+		return ret;
+	}
+	if (key->enabled < 0) {
+		ulsm_unlock();
+		return ulsm_error(-EINVAL, "%s: key %p has a negative count (%d): "
+				  "not a key, or corrupted", what, (void *)key,
+				  key->enabled);
+	}
+	return 0;
+}
+
+ULSM_API int ulsm_static_key_slow_inc(struct static_key *key)
+{
+	int ret = key_begin(key, "static_key_slow_inc");
+
+	if (ret)
+		return ret;
+	if (key->enabled == INT_MAX) {
+		ret = ulsm_error(-EOVERFLOW, "static_key_slow_inc: count overflow");
+	} else if (key->enabled > 0) {
+		set_count(key, key->enabled + 1);
+	} else {
+		ret = key_patch(key, false, true);
+		if (!ret)
+			set_count(key, 1);
+	}
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_static_key_slow_dec(struct static_key *key)
+{
+	int ret = key_begin(key, "static_key_slow_dec");
+
+	if (ret)
+		return ret;
+	if (key->enabled == 0) {
+		ret = ulsm_error(-EINVAL, "static_key_slow_dec: unbalanced "
+				 "decrement of a key whose count is 0");
+	} else if (key->enabled > 1) {
+		set_count(key, key->enabled - 1);
+	} else {
+		ret = key_patch(key, true, false);
+		if (!ret)
+			set_count(key, 0);
+	}
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_static_key_enable(struct static_key *key)
+{
+	int ret = key_begin(key, "static_key_enable");
+
+	if (ret)
+		return ret;
+	if (key->enabled == 0) {
+		ret = key_patch(key, false, true);
+		if (!ret)
+			set_count(key, 1);
+	}
+	ulsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_static_key_disable(struct static_key *key)
+{
+	int ret = key_begin(key, "static_key_disable");
+
+	if (ret)
+		return ret;
+	if (key->enabled > 1) {
+		ret = ulsm_error(-EBUSY, "static_key_disable: the key is "
+				 "reference counted (count %d): use dec",
+				 key->enabled);
+	} else if (key->enabled == 1) {
+		ret = key_patch(key, true, false);
+		if (!ret)
+			set_count(key, 0);
+	}
+	ulsm_unlock();
+	return ret;
+}
