@@ -34,6 +34,10 @@
  *	lsm_for_each_hook(scall, getselfattr)	// your own rule
  *		lsm_hook_fn(scall, getselfattr)(...);
  *
+ * call_int_hook() on a void hook, call_void_hook() on one that returns a
+ * value, and (in C) LSM_HOOK_INIT() with a callback of another type than
+ * the hook's do not compile; the errors say what to write instead.
+ *
  * On x86-64 each hook with at most six parameters, all integers or
  * pointers, has an entry: a function emitted by the defining unit that
  * dispatches the hook, whose code the library patches as the slots change
@@ -103,11 +107,32 @@
 #define ULSM__P(SET, x)			ULSM__CAT(SET, x)
 #define ULSM__SLOT_NAME(SET, HOOK, NUM)	SET##_##HOOK##_##NUM
 
-/* Defaults: one constant per non-void hook, by the hook's return type. */
+/*
+ * Defaults: one constant per non-void hook, by the hook's return type.
+ *
+ * Each call_*_hook() also refers to a name that exists only for its kind
+ * of hook: call_int_hook() to S_lsm_default_NAME, call_void_hook() to
+ * S_lsm_void_NAME (in sizeof, which costs no code). For the other kind,
+ * that name is an object of an incomplete type whose name says what to
+ * write instead, which gcc and clang print in their error ("'struct
+ * ulsm__hook_file_free_is_void_use_call_void_hook'"); a name left
+ * undeclared would say nothing of the fix, and gcc would suggest the
+ * default of a hook with a similar name. These objects are declared, never
+ * defined: code that compiles never refers to them.
+ *
+ * call_void_hook() on a hook that returns a value compiles in the kernel,
+ * and runs every module, dropping their decisions: a denial that nobody
+ * checks. Here it is refused like its converse.
+ */
 #define ULSM__LSM_DEFAULT_(SET, RET, NAME, DEFAULT)			\
 	static const RET __attribute__((unused))			\
-		SET##_lsm_default_##NAME = (DEFAULT);
-#define ULSM__LSM_DEFAULT_void(SET, NAME, DEFAULT)
+		SET##_lsm_default_##NAME = (DEFAULT);			\
+	extern struct ulsm__hook_##NAME##_returns_a_value_use_call_int_hook \
+		SET##_lsm_void_##NAME;
+#define ULSM__LSM_DEFAULT_void(SET, NAME, DEFAULT)			\
+	extern struct ulsm__hook_##NAME##_is_void_use_call_void_hook	\
+		SET##_lsm_default_##NAME;				\
+	enum { SET##_lsm_void_##NAME = 1 };
 #define ULSM__LSM_DEFAULT_int(SET, NAME, DEFAULT)			\
 	ULSM__LSM_DEFAULT_(SET, int, NAME, DEFAULT)
 #define ULSM__LSM_DEFAULT_long(SET, NAME, DEFAULT)			\
@@ -147,7 +172,7 @@
  *   so an active slot's call is inline, and a jmp over it while off (a
  *   disabled module between two enabled ones).
  *
- * The framework keeps both in step (src/lsm_slots.c, one batch per change).
+ * The framework keeps both in step (src/lsm/slots.c, one batch per change).
  */
 #ifdef ULSM__ARCH_HAS_SC_TRAMP
 /*
@@ -191,6 +216,10 @@
 		ulsm__fn(__VA_ARGS__);					\
 		ULSM__SLOT_SITE(SET, HOOK, NUM))
 
+/* call_void_hook() on a hook that returns a value: see the defaults. */
+#define ULSM__VOID_HOOK_CHECK(SET, HOOK)				\
+	((void)sizeof(SET##_lsm_void_##HOOK))
+
 #define ULSM__WALK_INT_HOOK(SET, HOOK, ...)				\
 ({									\
 	__label__ ulsm__out;						\
@@ -205,6 +234,7 @@ ulsm__out:								\
 #define ULSM__WALK_VOID_HOOK(SET, HOOK, ...)				\
 do {									\
 	__label__ ulsm__out;						\
+	ULSM__VOID_HOOK_CHECK(SET, HOOK);				\
 	UNROLL(MAX_LSM_COUNT, ULSM__VOID_SLOT, SET, HOOK, ulsm__out,	\
 	       __VA_ARGS__)						\
 ulsm__out:								\
@@ -283,7 +313,7 @@ ulsm__out:								\
 	((__typeof__(SET##_lsm_default_##HOOK + 0))			\
 	 ULSM__ENTRY(SET, HOOK)(__VA_ARGS__))
 #define ULSM__ENTRY_VOID_HOOK(SET, HOOK, ...)				\
-	ULSM__ENTRY(SET, HOOK)(__VA_ARGS__)
+	(ULSM__VOID_HOOK_CHECK(SET, HOOK), ULSM__ENTRY(SET, HOOK)(__VA_ARGS__))
 
 #define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
 	ULSM__IIF(ULSM__HOOK_ENTRY_P(HOOK, __VA_ARGS__))(		\
@@ -337,7 +367,39 @@ ulsm__out:								\
 
 #define ulsm_lsm_hook_init(SET, NAME, CALLBACK)				\
 	{ .scalls = ULSM__CAT(SET, _lsm_sealed).table.NAME,		\
-	  .hook = { .NAME = CALLBACK } }
+	  .hook = { .NAME = ULSM__HOOK_CALLBACK(SET, NAME, CALLBACK) } }
+#ifdef __cplusplus
+/* A callback of another type is already an error in C++. */
+# define ULSM__HOOK_CALLBACK(SET, NAME, CALLBACK)	CALLBACK
+#else
+/*
+ * In C, a callback of another type is only a warning (gcc before 14,
+ * clang before 16), and its module would be called with the wrong
+ * arguments: refuse it, naming the hook. Accepted: a function of the
+ * hook's type, a pointer to one, or a void * (NULL: no callback).
+ * LSM_HOOK_INIT is an initialiser, at file scope too, so the check is an
+ * expression: a _Static_assert in a structure whose size is the constant
+ * condition of __builtin_choose_expr, which is then the callback itself
+ * (the same data), or a null pointer of the hook's type on error (no second
+ * diagnostic about the conversion).
+ */
+# define ULSM__HOOK_CALLBACK_OK(SET, NAME, CALLBACK)			\
+	(__builtin_types_compatible_p(__typeof__(CALLBACK),		\
+				      SET##_hook_fn_##NAME) ||		\
+	 __builtin_types_compatible_p(__typeof__(CALLBACK),		\
+				      SET##_hook_fn_##NAME *) ||	\
+	 __builtin_types_compatible_p(__typeof__(CALLBACK), void *))
+# define ULSM__HOOK_CALLBACK(SET, NAME, CALLBACK)			\
+	__builtin_choose_expr(						\
+		sizeof(struct {						\
+			ULSM__STATIC_ASSERT(				\
+				ULSM__HOOK_CALLBACK_OK(SET, NAME, CALLBACK), \
+				"LSM_HOOK_INIT(" #NAME "): the type of the " \
+				"callback is not that of the hook");	\
+			int ulsm__ok;					\
+		}) && ULSM__HOOK_CALLBACK_OK(SET, NAME, CALLBACK),	\
+		CALLBACK, (SET##_hook_fn_##NAME *)0)
+#endif
 #ifdef __cplusplus
 # define ULSM__CHECK_HOOKS(SET, hooks)	((void)0)
 #else
