@@ -92,12 +92,14 @@ static int procmem_write(int fd, uintptr_t addr, const void *bytes, size_t len)
 	return n < 0 ? (int)n : -EIO;
 }
 
-static int procmem_open(struct ulsm_text_writer *w)
+static int procmem_open(struct ulsm_text_writer *w, const char **what)
 {
 	int ret = ulsm_sys_open("/proc/self/mem", O_RDWR);
 
+	*what = "opening /proc/self/mem";
 	if (ret < 0)
 		return ret;
+	*what = "writing through /proc/self/mem";
 	w->fd = ret;
 	ret = 0;
 	for (size_t i = 0; i < w->npages && !ret; i++) {
@@ -214,10 +216,12 @@ static void close_windows(struct ulsm_text_writer *w, size_t n)
 	}
 }
 
-static int open_windows(struct ulsm_text_writer *w)
+static int open_windows(struct ulsm_text_writer *w, const char **what)
 {
 	int ret = read_protections(w);
 
+	*what = ret ? "reading /proc/self/maps for the mprotect windows" :
+		"mprotect";
 	for (size_t i = 0; i < w->npages && !ret; i++) {
 		const struct ulsm_text_page *p = &w->pages[i];
 
@@ -287,6 +291,7 @@ static bool lack_of_resource(int err)
 int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 {
 	enum ulsm_write_mode mode = ulsm_config.write_mode;
+	const char *pwhat = "/proc/self/mem", *mwhat = "mprotect", *what;
 	int pret = 0, mret = 0, err;
 
 	w->fd = -1;
@@ -298,11 +303,11 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 		return ulsm_error(-ENOMEM, "no memory for the batch's pages");
 	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_PROCMEM) {
 		w->method = ULSM_WRITE_PROCMEM;
-		pret = procmem_open(w);
+		pret = procmem_open(w, &pwhat);
 		if (!pret && arch_fetch_misses_procmem(w->fd)) {
 			/* Emulated: also the windows, for reprotect(). */
 			ulsm_sync_set_emulated();
-			pret = open_windows(w);
+			pret = open_windows(w, &what);
 			if (pret) {
 				ulsm_sys_close(w->fd);
 				w->fd = -1;
@@ -315,7 +320,7 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 	}
 	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_MPROTECT) {
 		w->method = ULSM_WRITE_MPROTECT;
-		mret = open_windows(w);
+		mret = open_windows(w, &mwhat);
 		if (!mret)
 			return 0;
 		ulsm_debug("an mprotect window cannot write the text (%s)",
@@ -325,10 +330,10 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 	w->pages = NULL;
 	err = lack_of_resource(pret) ? pret :
 	      lack_of_resource(mret) ? mret : -EPERM;
-	return ulsm_error(err, "%s (/proc/self/mem: %s; mprotect: %s)",
+	return ulsm_error(err, "%s (%s: %s; %s: %s)",
 			  err == -EPERM ? "this process may not write its own "
-			  "text" : "the text cannot be written now",
-			  pret ? strerror(-pret) : "not tried",
+			  "text" : "the text cannot be written now", pwhat,
+			  pret ? strerror(-pret) : "not tried", mwhat,
 			  mret ? strerror(-mret) : "not tried");
 }
 
