@@ -86,6 +86,7 @@ LIB_SRCS	:= src/base/sys.c src/base/error.c src/base/config.c \
 		   src/static/static_key.c src/static/static_call.c \
 		   src/lsm/state.c src/lsm/order.c src/lsm/blobs.c src/lsm/slots.c \
 		   src/lsm/dispatch.c src/lsm/seal.c src/lsm/toggle.c src/lsm/query.c \
+		   src/lsm/notes.c \
 		   src/init.c src/dump.c
 ifeq ($(GENERIC),1)
 LIB_SRCS	+= src/engine/arch/generic/generic.c
@@ -226,6 +227,27 @@ $(BUILD)/tests/t_man.t: tests/t_man.sh.in $(wildcard man/*) $(HEADERS) $(CONFIG_
 $(BUILD)/tests/plugin_keys.so: tests/plugin_keys.c $(HEADERS) $(CONFIG_H) $(BUILD)/libulsm.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
+
+# Plug-ins of a host's hook set, built right and wrong (t_plugin_build).
+PB_DEPS		:= tests/pluginbuild/set.h tests/pluginbuild/hook_defs.h \
+		   tests/pluginbuild/other_hook_defs.h $(HEADERS) $(CONFIG_H)
+PB_PLUGINS	:= $(BUILD)/tests/pb_rate.so $(BUILD)/tests/pb_list.so $(BUILD)/tests/pb_count.so
+pb_flags_rate	:=
+pb_flags_list	:= -DPB_OTHER_LIST
+pb_flags_count	:= -DPB_COUNT=8
+$(BUILD)/tests/pb_%.so: tests/pluginbuild/module.c $(PB_DEPS) $(BUILD)/libulsm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(pb_flags_$*) $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
+
+$(BUILD)/tests/pb_host_nodyn: tests/t_plugin_build.c $(PB_DEPS) $(BUILD)/libulsm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests -DPB_NO_RDYNAMIC $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
+		-Wl,-rpath,'$$ORIGIN/..' $(LDLIBS_ALL)
+
+$(BUILD)/tests/t_plugin_build.t: tests/t_plugin_build.c tests/tap.h $(PB_DEPS) $(BUILD)/libulsm.so $(PB_PLUGINS) $(BUILD)/tests/pb_host_nodyn
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
+		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
 
 $(BUILD)/tests/t_dlopen.t: tests/t_dlopen.c $(TEST_DEPS) $(BUILD)/libulsm.so $(BUILD)/tests/plugin_keys.so
 	@mkdir -p $(dir $@)

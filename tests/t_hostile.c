@@ -17,14 +17,16 @@
  *   timeout    a thread that blocks the sync signal in the middle of a
  *              batch: the round times out, the batch rolls back
  *   plugin     a plug-in whose constructor takes every descriptor before
- *              ulsm registers it: it stays pending, updates fail until it
- *              can be registered, then it is brought in line
+ *              ulsm registers it: it stays pending (and the library says so
+ *              on stderr, which the case captures and checks), updates fail
+ *              until it can be registered, then it is brought in line
  *   fifo       updaters are served in arrival order
  *   deadlock   an update from a signal handler that interrupts an update of
  *              the same thread: -EDEADLK, never a hang, at any moment
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -444,22 +447,91 @@ static void case_timeout(void)
 
 /* --- plugin ------------------------------------------------------------ */
 
+/*
+ * Standard error in a memory file for a while. The library's one line
+ * about the pending plug-in is expected: the case checks it and shows it
+ * as a TAP comment, instead of letting it interrupt prove's output. Both
+ * descriptors are taken before the plug-in takes all the others, and stay
+ * open until it gives them back: closing one earlier would hand the
+ * library the descriptor it must not get.
+ */
+struct captured {
+	int file;	/* what fd 2 wrote meanwhile */
+	int saved;	/* the real stderr */
+};
+
+static int capture_stderr(struct captured *c)
+{
+	c->file = memfd_create("t_hostile-stderr", MFD_CLOEXEC);
+	c->saved = c->file < 0 ? -1 : fcntl(2, F_DUPFD_CLOEXEC, 0);
+	fflush(stderr);
+	if (c->saved < 0 || dup2(c->file, 2) < 0) {
+		int err = -errno;
+
+		if (c->file >= 0)
+			close(c->file);
+		if (c->saved >= 0)
+			close(c->saved);
+		return err;
+	}
+	return 0;
+}
+
+/* fd 2 back (dup2 needs no new descriptor); @buf gets what was written. */
+static void restore_stderr(struct captured *c, char *buf, size_t size)
+{
+	ssize_t n;
+
+	fflush(stderr);
+	dup2(c->saved, 2);
+	n = pread(c->file, buf, size - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static void close_captured(struct captured *c)
+{
+	close(c->file);
+	close(c->saved);
+}
+
+/* Each line of @text as a TAP comment. */
+static void diag_lines(const char *what, const char *text)
+{
+	for (const char *l = text, *e; *l; l = *e ? e + 1 : e) {
+		e = strchrnul(l, '\n');
+		printf("#   %s: %.*s\n", what, (int)(e - l), l);
+	}
+}
+
 static void case_plugin(void)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], err[1024];
 	const char *dir = getenv("ULSM_TEST_PLUGIN_DIR");
 	int (*fdhog_site)(void), (*held)(void);
 	void (*release)(void);
+	struct captured cap;
 	void *h;
 	int ret;
 
 	set_limit(RLIMIT_NOFILE, 64);
 	check(!static_branch_enable(&main_key) && site_main(), "main_key on");
 	snprintf(path, sizeof(path), "%s/plugin_fdhog.so", dir ? dir : ".");
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	check(h != NULL, "dlopen: %s", h ? "" : dlerror());
-	if (!h)
+	ret = capture_stderr(&cap);
+	check(!ret, "stderr into a memory file (%d)", ret);
+	if (ret)
 		return;
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	restore_stderr(&cap, err, sizeof(err));
+	diag_lines("stderr", err);
+	check(h != NULL, "dlopen: %s", h ? "" : dlerror());
+	if (!h) {
+		close_captured(&cap);
+		return;
+	}
+	/* A pending object is never silent: the library's promise. */
+	check(strstr(err, "ulsm: an object's sites cannot be registered now") &&
+	      strstr(err, "it is pending, and every update retries it"),
+	      "the library says on stderr that the plug-in is pending");
 	fdhog_site = (int (*)(void))dlsym(h, "fdhog_site");
 	held = (int (*)(void))dlsym(h, "fdhog_held");
 	release = (void (*)(void))dlsym(h, "fdhog_release");
@@ -474,6 +546,7 @@ static void case_plugin(void)
 	check(ulsm_retry_pending() == -EMFILE, "an explicit retry fails too");
 
 	release();
+	close_captured(&cap);
 	ret = static_branch_disable(&main_key);
 	check(!ret, "descriptors back: the update works (%d)", ret);
 	check(!ulsm_pending_objects(), "nothing pending");

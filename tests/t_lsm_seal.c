@@ -91,6 +91,19 @@ int main(void)
 	ok(!strcmp(ulsm_lsm_list(&tl_hook_set), "capa,alpha,beta"),
 	   "omega did not fit (3 slots): %s", ulsm_lsm_list(&tl_hook_set));
 	ok(!ulsm_lsm_slot_owner(&tl_hook_set, "getselfattr", 3), "no fourth slot");
+	ok(strstr(tl_log, "set tl: module omega is not active: its init failed "
+		  "(-28: security_add_hooks(omega): no free slot") != NULL,
+	   "omega's failure was reported (ulsm_set_log), without ULSM_DEBUG");
+	ok(ulsm_lsm_module_reason(&tl_hook_set, "omega") &&
+	   strstr(ulsm_lsm_module_reason(&tl_hook_set, "omega"), "no free slot"),
+	   "  and the set keeps the reason: %s",
+	   ulsm_lsm_module_reason(&tl_hook_set, "omega"));
+	ok(ulsm_lsm_module_reason(&tl_hook_set, "delta") &&
+	   strstr(ulsm_lsm_module_reason(&tl_hook_set, "delta"), "not listed"),
+	   "  a module not listed has its reason too: %s",
+	   ulsm_lsm_module_reason(&tl_hook_set, "delta"));
+	ok(!strstr(tl_log, "module delta"), "  which is not reported (the host's "
+	   "choice), without ULSM_DEBUG");
 
 	snprintf(before, sizeof(before), "%s,%s,%s",
 		 ulsm_lsm_slot_owner(&tl_hook_set, "file_open", 0)->name,

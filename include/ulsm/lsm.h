@@ -180,6 +180,7 @@ struct ulsm_hook_set {
 	const char *builtin_order;	/* NULL: every module, as defined */
 	struct ulsm_lsm_state *state;	/* private */
 	const struct ulsm_hook_entry *entries;	/* nhooks; NULL: no entries */
+	const char *signature;		/* the hook list, as text */
 };
 
 /**
@@ -190,6 +191,15 @@ struct ulsm_hook_set {
  * Return: 0, -EINVAL, or -EPERM once @set is initialised.
  */
 int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set);
+
+/*
+ * What DEFINE_LSM calls: ulsm_lsm_register(), with the hook list the
+ * module's unit was compiled with (its set's signature). A module compiled
+ * against another hook list than the set's defining unit is refused with
+ * -EPROTO, and the reason is printed (and kept: ulsm_lsm_module_reason).
+ */
+int ulsm__lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
+		       const char *signature);
 
 /**
  * ulsm_lsm_init - order the modules, lay out blobs, run their init
@@ -286,10 +296,29 @@ const char *ulsm_lsm_list(struct ulsm_hook_set *set);
  * @name: the module's name
  *
  * A module toggled off by ulsm_lsm_toggle() is still active (its
- * callbacks keep their slots). Return: 1, 0 (off, failed, not listed),
+ * callbacks keep their slots). Return: 1, 0 (off, failed, not listed,
+ * or refused at registration: ulsm_lsm_module_reason() says why),
  * -ENOENT (no such module) or -EINVAL.
  */
 int ulsm_lsm_module_active(struct ulsm_hook_set *set, const char *name);
+
+/**
+ * ulsm_lsm_module_reason - why is a module not active?
+ * @set:  the hook set
+ * @name: the module's name
+ *
+ * The set keeps a note for each module that is not active, whatever the
+ * reason: not listed in the order, removed ("!name"), disabled, an
+ * exclusive module already on, its blob sizes, its init failing (with its
+ * error), or refused at registration (compiled against another hook list,
+ * registered after ulsm_lsm_init()). Those that could not come up are
+ * also printed on standard error when it happens, without ULSM_DEBUG; the
+ * host's own choices (not listed, removed, disabled) only with it.
+ * Return: the reason, a string owned by the set that stays valid until
+ * the module's state changes; NULL if the module is active or unknown.
+ */
+const char *ulsm_lsm_module_reason(struct ulsm_hook_set *set,
+				   const char *name);
 
 /**
  * ulsm_lsm_slot_owner - which module sits in a slot
@@ -337,7 +366,8 @@ void ulsm_lsm_blob_free(void **blob);
 	static struct lsm_info __lsm_##lsm;				\
 	__attribute__((constructor)) static void __lsm_ctor_##lsm(void)	\
 	{								\
-		ulsm_lsm_register(&__lsm_##lsm, &ULSM__CAT(set, _hook_set)); \
+		ulsm__lsm_register(&__lsm_##lsm, &ULSM__CAT(set, _hook_set), \
+				   ULSM__CAT(set, _lsm_signature));	\
 	}								\
 	static struct lsm_info __lsm_##lsm
 #define DEFINE_LSM(lsm)		DEFINE_LSM_IN(ULSM_LSM_SET, lsm)

@@ -554,16 +554,44 @@ extern struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set);
 
 /*
  * Every unit that expands the set refers to this symbol, and only the unit
- * with ULSM_LSM_DEFINE defines it: when no unit (or two) defines the set,
- * the linker names it among the set's missing (or doubled) symbols, and
- * the name says what to do.
+ * with ULSM_LSM_DEFINE defines it; its name carries the unit's
+ * MAX_LSM_COUNT. So the linker names it among the set's missing (or
+ * doubled) symbols, and the name says what to do, when:
+ *
+ *   - no unit (or two) defines the set;
+ *   - a unit (or a plug-in) was compiled with another MAX_LSM_COUNT than
+ *     the defining unit: the tables' layout depends on it, and such a unit
+ *     would address other slots (a callback called for another hook, with
+ *     its arguments);
+ *   - a plug-in (a shared object whose units expand the host's set) is
+ *     loaded by a host that does not export its symbols (link the host
+ *     with -rdynamic; CMake: ENABLE_EXPORTS): dlopen() fails naming it.
+ *
+ * One symbol for the three: dlopen() names only the first it misses.
  */
-#define ULSM__DEFINE_REF(SET)						\
-	ULSM__CAT(ULSM__CAT(ulsm_hook_set_, SET),			\
-		  __define_ULSM_LSM_DEFINE_in_exactly_one_file)
+#define ULSM__DEFINE_REF_(SET, N)					\
+	ulsm_hook_set_##SET##__MAX_LSM_COUNT_##N##__define_ULSM_LSM_DEFINE_in_exactly_one_unit_with_the_same_count__and_link_a_plugin_host_with_rdynamic
+#define ULSM__DEFINE_REF__(SET, N)	ULSM__DEFINE_REF_(SET, N)
+#define ULSM__DEFINE_REF(SET)		ULSM__DEFINE_REF__(SET, MAX_LSM_COUNT)
 extern const char ULSM__DEFINE_REF(ULSM_LSM_SET);
 static const char *const ULSM__P(ULSM_LSM_SET, _lsm_define_ref)
 	__attribute__((used)) = &ULSM__DEFINE_REF(ULSM_LSM_SET);
+
+/*
+ * The hook list as text (each hook's return type, name and parameters),
+ * which every unit that expands the set has, and which DEFINE_LSM hands
+ * to the set with its module: a module compiled against another hook list
+ * than the defining unit's is refused when it registers, loudly. (The
+ * preprocessor cannot put a list into a symbol's name, so this one is
+ * caught at run time.)
+ */
+static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
+	__attribute__((unused)) =
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	#RET " " #NAME "(" #__VA_ARGS__ ");"
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+	"";
 
 /*
  * Each hook's entry (a declaration; the defining unit emits it for the
@@ -756,6 +784,7 @@ struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 	.builtin_order = ULSM_LSM_BUILTIN_ORDER,
 	.state = NULL,
 	.entries = ULSM__P(ULSM_LSM_SET, _lsm_sealed).entry,
+	.signature = ULSM__P(ULSM_LSM_SET, _lsm_signature),
 };
 
 #undef ULSM_LSM_BUILTIN_ORDER

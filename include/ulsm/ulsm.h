@@ -170,6 +170,22 @@ void ulsm_dump(FILE *f);
  */
 const char *ulsm_last_error(void);
 
+/**
+ * ulsm_set_log - where the library's messages go
+ * @fn:  called with each message (one line, no newline, no "ulsm: "
+ *       prefix), serialised by the library; NULL: standard error
+ * @arg: passed to @fn
+ *
+ * The library prints a few messages whatever ULSM_DEBUG says, because a
+ * host must not lose them: a module that could not come up (ulsm_lsm(3)),
+ * an object whose sites are left pending, a page whose protection could
+ * not be restored. With ULSM_DEBUG=1 it also prints every error and its
+ * decisions. By default each goes to standard error as "ulsm: <message>";
+ * a host with a log of its own (a server's error log) routes them there.
+ * @fn must not call the library.
+ */
+void ulsm_set_log(void (*fn)(const char *msg, void *arg), void *arg);
+
 ULSM__EXTERN_C_END
 
 #endif /* ULSM_ULSM_H */

@@ -47,6 +47,12 @@ void ulsm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void ulsm_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 void ulsm_clear_error(void);
+/*
+ * A message the library gives whatever the debug switch (a module that
+ * could not come up, an object left pending): to the program's handler
+ * (ulsm_set_log), else standard error, as "ulsm: <message>".
+ */
+void ulsm_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether ulsm_error() and ulsm_debug() print (ULSM_DEBUG); set once. */
 extern bool ulsm_debugging;
 

@@ -210,18 +210,17 @@ static int register_object(const struct ulsm_object_tables *t,
 static void keep_pending(const struct ulsm_object_tables *t, int err)
 {
 	if (npending == MAX_PENDING) {
-		fprintf(stderr, "ulsm: an object's sites cannot be registered "
-			"(%s), and %d objects are pending already: its sites "
-			"keep their compiled state\n", strerror(-err),
-			MAX_PENDING);
+		ulsm_report("an object's sites cannot be registered (%s), and "
+			    "%d objects are pending already: its sites keep "
+			    "their compiled state", strerror(-err), MAX_PENDING);
 		return;
 	}
 	pending[npending].tables = t;
 	pending[npending].refs = 1;
 	npending++;
-	fprintf(stderr, "ulsm: an object's sites cannot be registered now "
-		"(%s); it is pending, and every update retries it\n",
-		ulsm_last_error()[0] ? ulsm_last_error() : strerror(-err));
+	ulsm_report("an object's sites cannot be registered now (%s); it is "
+		    "pending, and every update retries it",
+		    ulsm_last_error()[0] ? ulsm_last_error() : strerror(-err));
 }
 
 static int retry_pending_locked(void)

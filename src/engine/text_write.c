@@ -188,9 +188,9 @@ static void remember_stuck(const struct ulsm_text_page *p, int err)
 	for (size_t i = 0; i < nstuck; i++)
 		if (stuck[i].page == p->page)
 			return;
-	fprintf(stderr, "ulsm: cannot restore the protection of page %#lx "
-		"(%s): it stays writable and executable until the next "
-		"update\n", (unsigned long)p->page, strerror(-err));
+	ulsm_report("cannot restore the protection of page %#lx (%s): it "
+		    "stays writable and executable until the next update",
+		    (unsigned long)p->page, strerror(-err));
 	if (nstuck < MAX_STUCK)
 		stuck[nstuck++] = *p;
 }

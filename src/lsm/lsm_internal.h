@@ -17,6 +17,7 @@
  *               the keys the public update API must leave alone
  *   toggle.c    turning one module's slots off and on
  *   query.c     introspection
+ *   notes.c     why a module is not active, kept and reported
  *
  * The framework is a client of static keys and calls (src/static/static.h)
  * and, through them, of the engine: it queues their changes into one batch
@@ -54,6 +55,7 @@ struct ulsm_lsm_state {
 	size_t nordered;
 	int blob_sizes[ULSM_BLOB_TYPES];
 	char *list;			/* active modules, comma-separated */
+	struct ulsm_lsm_note *notes;	/* why modules are not active */
 };
 
 /* --- the framework lock and state (state.c) -------------------- */
@@ -73,6 +75,19 @@ struct ulsm_lsm_state *ulsm_lsm_state_of(struct ulsm_hook_set *set);
 /* The module of @st named by the @len bytes at @name, or NULL. Lock held. */
 struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
 				      const char *name, size_t len);
+
+/* --- notes (notes.c) ------------------------------------------------- */
+
+/*
+ * Record why module @name of @set is not active (a copy, kept by the set),
+ * replacing an earlier note; print it on standard error if @loud (the
+ * module could not come up) or ULSM_DEBUG is set. Framework lock held.
+ */
+void ulsm_lsm_note(struct ulsm_hook_set *set, const char *name, bool loud,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void ulsm_lsm_note_clear(struct ulsm_hook_set *set, const char *name);
+/* The note of @name, or NULL. Framework lock held. */
+const char *ulsm_lsm_note_of(struct ulsm_lsm_state *st, const char *name);
 
 /* --- blobs (blobs.c) ------------------------------------------- */
 

@@ -10,18 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * <ulsm/lsm.h> comes before lsm_internal.h, so before ULSM_BUILDING_LIBRARY
- * is defined, and <ulsm/object.h> gives this file (alone in the library)
- * the constructor that registers the tables of the object it is linked
- * into, as in a program's own units. The hook framework has always done
- * so; moving the include after lsm_internal.h would drop it.
- */
 #include <ulsm/lsm.h>
 
 #include "lsm_internal.h"
 
-ULSM_API int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set)
+/*
+ * Register @info with @set; @signature is the hook list the module's unit
+ * was compiled with (DEFINE_LSM passes it), NULL if unknown.
+ */
+static int lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
+			const char *signature)
 {
 	struct ulsm_lsm_state *st;
 	struct lsm_info **pp;
@@ -35,9 +33,26 @@ ULSM_API int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set)
 	st = ulsm_lsm_state_of(set);
 	if (!st) {
 		ret = -ENOMEM;
+	} else if (signature && set->signature &&
+		   strcmp(signature, set->signature)) {
+		/*
+		 * Compiled against another hook list: its LSM_HOOK_INIT
+		 * addresses other slots than the set's (a callback called
+		 * for another hook). Never silent.
+		 */
+		ret = ulsm_error(-EPROTO, "module %s was compiled with another "
+				 "hook list than set %s's defining unit; "
+				 "refused", info->name, set->name);
+		ulsm_lsm_note(set, info->name, true, "compiled with another "
+			      "hook list than the set's defining unit "
+			      "(ULSM_LSM_HOOK_DEFS differs); refused");
 	} else if (st->initialised) {
 		ret = ulsm_error(-EPERM, "module %s: set %s is already "
 				 "initialised", info->name, set->name);
+		ulsm_lsm_note(set, info->name, true, "registered after "
+			      "ulsm_lsm_init() (loaded late, from a plug-in?); "
+			      "a module must be registered before the set is "
+			      "initialised");
 	} else {
 		for (pp = &st->modules; *pp; pp = &(*pp)->next)
 			if (*pp == info)
@@ -50,6 +65,18 @@ ULSM_API int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set)
 out:
 	ulsm_lsm_unlock();
 	return ret;
+}
+
+ULSM_API int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set)
+{
+	return lsm_register(info, set, NULL);
+}
+
+ULSM_API int ulsm__lsm_register(struct lsm_info *info,
+				struct ulsm_hook_set *set,
+				const char *signature)
+{
+	return lsm_register(info, set, signature);
 }
 
 struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
@@ -233,7 +260,8 @@ static void append(struct ulsm_lsm_state *st, const struct module_index *x,
 		   struct lsm_info *m, const char *from)
 {
 	if (index_removed(x, m)) {
-		ulsm_debug("%s: %s removed", from, m->name);
+		ulsm_lsm_note(m->set, m->name, false, "removed by \"!%s\" in "
+			      "the order (%s)", m->name, from);
 		return;
 	}
 	if (m->ulsm_state == MOD_ORDERED) {
@@ -287,7 +315,8 @@ static void parse_order(struct ulsm_lsm_state *st, const struct module_index *x,
 	for (m = st->modules; m; m = m->next)
 		if (m->ulsm_state == MOD_REGISTERED) {
 			m->ulsm_state = MOD_OFF;
-			ulsm_debug("%s: %s not listed, off", origin, m->name);
+			ulsm_lsm_note(m->set, m->name, false, "not listed in the "
+				      "order (%s)", origin);
 		}
 }
 
@@ -385,13 +414,15 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		m = st->ordered[i];
 		if (m->enabled && !*m->enabled) {
 			m->ulsm_state = MOD_OFF;
-			ulsm_debug("%s: disabled", m->name);
+			ulsm_lsm_note(set, m->name, false, "disabled (its "
+				      "enabled flag is 0)");
 			continue;
 		}
 		if ((m->flags & LSM_FLAG_EXCLUSIVE) && exclusive) {
 			m->ulsm_state = MOD_OFF;
-			ulsm_debug("%s: exclusive %s is already on, skipped",
-				   m->name, exclusive->name);
+			ulsm_lsm_note(set, m->name, true, "exclusive, and the "
+				      "exclusive module %s is already on",
+				      exclusive->name);
 			continue;
 		}
 		/*
@@ -401,6 +432,8 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		 */
 		if (ulsm_lsm_prepare_blobs(st, m)) {
 			m->ulsm_state = MOD_FAILED;
+			ulsm_lsm_note(set, m->name, true, "its blob sizes were "
+				      "refused: %s", ulsm_last_error());
 			continue;
 		}
 		if (m->flags & LSM_FLAG_EXCLUSIVE)
@@ -411,10 +444,15 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		m = st->ordered[i];
 		if (m->ulsm_state != MOD_ORDERED)
 			continue;
+		ulsm_clear_error();
 		ret = m->init ? m->init() : 0;
 		m->ulsm_state = ret ? MOD_FAILED : MOD_ACTIVE;
 		if (ret)
-			ulsm_debug("%s: init failed (%d), off", m->name, ret);
+			ulsm_lsm_note(set, m->name, true, "its init failed "
+				      "(%d%s%s)", ret, *ulsm_last_error() ?
+				      ": " : "", ulsm_last_error());
+		else
+			ulsm_lsm_note_clear(set, m->name);
 	}
 	/* A module's init failing is the module's failure, not the set's. */
 	ret = 0;

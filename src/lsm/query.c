@@ -32,7 +32,9 @@ ULSM_API int ulsm_lsm_module_active(struct ulsm_hook_set *set, const char *name)
 	ulsm_lsm_lock();
 	m = set->state ?
 	    ulsm_lsm_find_module(set->state, name, strlen(name)) : NULL;
-	if (!m)
+	if (!m && set->state && ulsm_lsm_note_of(set->state, name))
+		ret = 0;	/* refused at registration: it has a note */
+	else if (!m)
 		ret = ulsm_error(-ENOENT, "set %s has no module %s", set->name,
 				 name);
 	else

@@ -4,6 +4,7 @@
  * traces itself and returns what the test put in tl_ret.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ULSM_LSM_DEFINE
@@ -24,6 +25,30 @@ __thread char tl_trace[4096];	/* per thread: stress tests dispatch in many */
 void tl_trace_reset(void)
 {
 	tl_trace[0] = '\0';
+}
+
+char tl_log[8192];
+
+void tl_log_reset(void)
+{
+	tl_log[0] = '\0';
+}
+
+static void log_message(const char *msg, void *arg)
+{
+	size_t n = strlen(tl_log);
+
+	(void)arg;
+	snprintf(tl_log + n, sizeof(tl_log) - n, "%s\n", msg);
+	printf("# ulsm: %s\n", msg);
+	fflush(stdout);
+}
+
+/* ULSM_DEBUG asks for the library's own output, on standard error. */
+__attribute__((constructor)) static void log_to_tap(void)
+{
+	if (!getenv("ULSM_DEBUG"))
+		ulsm_set_log(log_message, NULL);
 }
 
 static void trace(int m, const char *hook)

@@ -53,6 +53,15 @@ extern struct lsm_blob_sizes tl_blobs_alpha, tl_blobs_beta;
 /* The trace of callbacks, "alpha:file_open beta:file_open ...". */
 extern __thread char tl_trace[4096];
 void tl_trace_reset(void);
+/*
+ * What the library reported (ulsm_set_log) since the last reset, each
+ * message on its own line: the tests route its messages here, and print
+ * them as TAP comments, so that a module that does not come up on
+ * purpose leaves no stray line in make check, and a test can check that
+ * it was reported.
+ */
+extern char tl_log[8192];
+void tl_log_reset(void);
 void tl_defaults(void);
 
 #endif
