@@ -83,6 +83,7 @@ LIB_SRCS	:= src/base/sys.c src/base/error.c src/base/config.c \
 		   src/engine/lock.c src/engine/quiesce.c src/engine/registry.c \
 		   src/engine/object.c src/engine/patch.c src/engine/text_write.c \
 		   src/engine/sync_core.c src/engine/trap.c src/engine/settings.c \
+		   src/engine/grace.c \
 		   src/static/static_key.c src/static/static_call.c \
 		   src/lsm/state.c src/lsm/order.c src/lsm/blobs.c src/lsm/slots.c \
 		   src/lsm/dispatch.c src/lsm/seal.c src/lsm/toggle.c src/lsm/query.c \
@@ -303,7 +304,7 @@ check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. ULSM_EMU='$(EMU)' \
 		prove $(if $(EMU),--exec 'sh $(CURDIR)/tests/emu_exec.sh') $(addprefix ./,$(notdir $(TEST_BINS)))
 
-stress: all $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t
+stress: all $(BUILD)/tests/t_grace.t $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t
 	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
 	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 100000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 20000 --threads 3
@@ -316,6 +317,7 @@ stress: all $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tes
 	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 1000 --threads 16
 	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 500 --threads 16
 	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 100 --threads 16
+	$(EMU) $(BUILD)/tests/t_grace.t --swaps 5000
 	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_fault_walk.t --full
 
 # --- benchmarks and demonstration ---------------------------------------

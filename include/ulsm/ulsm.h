@@ -104,6 +104,7 @@ struct ulsm_stats {
 	unsigned long lock_wait_max_ns;
 	unsigned long syncs_failed;
 	unsigned long batches_stranded;
+	unsigned long grace_periods;	/* ulsm_synchronize() that waited */
 };
 
 /**
