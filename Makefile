@@ -87,7 +87,7 @@ LIB_SRCS	:= src/base/sys.c src/base/error.c src/base/config.c \
 		   src/static/static_key.c src/static/static_call.c \
 		   src/lsm/state.c src/lsm/order.c src/lsm/blobs.c src/lsm/slots.c \
 		   src/lsm/dispatch.c src/lsm/seal.c src/lsm/toggle.c src/lsm/query.c \
-		   src/lsm/notes.c \
+		   src/lsm/notes.c src/lsm/place.c src/lsm/pin.c src/lsm/plugins.c \
 		   src/init.c src/dump.c
 ifeq ($(GENERIC),1)
 LIB_SRCS	+= src/engine/arch/generic/generic.c
@@ -132,7 +132,17 @@ $(BUILD)/%.o: %.c $(HEADERS) $(CONFIG_H) $(LIB_HEADERS)
 
 # Every rule creates the directory it writes into: with make -j, nothing
 # guarantees that another rule has made it first.
-$(STATIC_LIB): $(LIB_OBJS)
+# The static library holds one object, the whole library linked together
+# (ld -r), as the shared one is: a program that uses any of it gets all of
+# it, start-up included. Start-up (src/init.c) is the top layer, which no
+# other file calls; as a member of its own, it was left out of programs
+# that only use keys (no object constructor on the generic back end), and
+# with it the fork handlers and the dump at exit.
+$(BUILD)/libulsm-all.o: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -r -nostdlib -o $@ $^
+
+$(STATIC_LIB): $(BUILD)/libulsm-all.o
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -246,6 +256,24 @@ $(BUILD)/tests/pb_host_nodyn: tests/t_plugin_build.c $(PB_DEPS) $(BUILD)/libulsm
 		-Wl,-rpath,'$$ORIGIN/..' $(LDLIBS_ALL)
 
 $(BUILD)/tests/t_plugin_build.t: tests/t_plugin_build.c tests/tap.h $(PB_DEPS) $(BUILD)/libulsm.so $(PB_PLUGINS) $(BUILD)/tests/pb_host_nodyn
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
+		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
+
+# Plug-ins of a set that allows unloading (t_lsm_plugins): one source,
+# one object per module, each denying its own request.
+PG_DEPS		:= tests/plugins/set.h tests/plugins/hook_defs.h $(HEADERS) $(CONFIG_H)
+PG_PLUGINS	:= $(BUILD)/tests/pg_rate.so $(BUILD)/tests/pg_audit.so \
+		   $(BUILD)/tests/pg_slow.so $(BUILD)/tests/pg_spam.so
+pg_flags_rate	:= -DPG_DENY=7
+pg_flags_audit	:= -DPG_DENY=100
+pg_flags_slow	:= -DPG_DENY=200 -DPG_SLOW
+pg_flags_spam	:= -DPG_DENY=5
+$(BUILD)/tests/pg_%.so: tests/plugins/module.c $(PG_DEPS) $(BUILD)/libulsm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests -DPG_NAME=$* $(pg_flags_$*) $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
+
+$(BUILD)/tests/t_lsm_plugins.t: tests/t_lsm_plugins.c tests/tap.h tests/runtime.h $(PG_DEPS) $(BUILD)/libulsm.so $(PG_PLUGINS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)

@@ -127,8 +127,17 @@ int main(void)
 	{
 		static struct lsm_info late = { .name = "late" };
 
-		is_int(ulsm_lsm_register(&late, &tl_hook_set), -EPERM,
-		       "registering a module after init -> -EPERM");
+		const char *why;
+
+		is_int(ulsm_lsm_register(&late, &tl_hook_set), 0,
+		       "a module registered after init, not listed: 0");
+		is_int(ulsm_lsm_module_active(&tl_hook_set, "late"), 0,
+		       "  it stays off");
+		why = ulsm_lsm_module_reason(&tl_hook_set, "late");
+		ok(why && strstr(why, "not listed"), "  and says why: %s",
+		   why ? why : "(none)");
+		ok(!strcmp(ulsm_lsm_list(&tl_hook_set), "capa,beta,omega"),
+		   "  the set is unchanged: %s", ulsm_lsm_list(&tl_hook_set));
 	}
 	return done_testing();
 }

@@ -181,6 +181,7 @@ struct ulsm_hook_set {
 	struct ulsm_lsm_state *state;	/* private */
 	const struct ulsm_hook_entry *entries;	/* nhooks; NULL: no entries */
 	const char *signature;		/* the hook list, as text */
+	int unloadable;			/* ULSM_LSM_UNLOADABLE */
 };
 
 /**
@@ -200,6 +201,14 @@ int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set);
  */
 int ulsm__lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
 		       const char *signature);
+
+/*
+ * What DEFINE_LSM's destructor calls when the module's object is unloaded
+ * (dlclose, or exit): the module leaves its set first
+ * (docs/hook-framework.md, "Modules that come and go"). Returns only when
+ * no thread is, or will be, in the module's code.
+ */
+void ulsm__lsm_unregister(struct lsm_info *info);
 
 /**
  * ulsm_lsm_init - order the modules, lay out blobs, run their init
@@ -368,6 +377,10 @@ void ulsm_lsm_blob_free(void **blob);
 	{								\
 		ulsm__lsm_register(&__lsm_##lsm, &ULSM__CAT(set, _hook_set), \
 				   ULSM__CAT(set, _lsm_signature));	\
+	}								\
+	__attribute__((destructor)) static void __lsm_dtor_##lsm(void)	\
+	{								\
+		ulsm__lsm_unregister(&__lsm_##lsm);			\
 	}								\
 	static struct lsm_info __lsm_##lsm
 #define DEFINE_LSM(lsm)		DEFINE_LSM_IN(ULSM_LSM_SET, lsm)

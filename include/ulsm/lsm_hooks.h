@@ -64,6 +64,7 @@
  * Several sets may be expanded in one program (each in its own header);
  * in one translation unit, MAX_LSM_COUNT is shared by all of them.
  */
+#include <ulsm/grace.h>
 #include <ulsm/lsm.h>
 
 #if !defined(ULSM_LSM_SET) || !defined(ULSM_LSM_HOOK_DEFS) || \
@@ -315,16 +316,61 @@ ulsm__out:								\
 #define ULSM__ENTRY_VOID_HOOK(SET, HOOK, ...)				\
 	(ULSM__VOID_HOOK_CHECK(SET, HOOK), ULSM__ENTRY(SET, HOOK)(__VA_ARGS__))
 
-#define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
+#define ULSM__CALL_INT_HOOK_(SET, HOOK, ...)				\
 	ULSM__IIF(ULSM__HOOK_ENTRY_P(HOOK, __VA_ARGS__))(		\
 		ULSM__ENTRY_INT_HOOK, ULSM__WALK_INT_HOOK)		\
 		(SET, HOOK, __VA_ARGS__)
-#define ULSM__CALL_VOID_HOOK(SET, HOOK, ...)				\
+#define ULSM__CALL_VOID_HOOK_(SET, HOOK, ...)				\
 	ULSM__IIF(ULSM__HOOK_ENTRY_P(HOOK, __VA_ARGS__))(		\
 		ULSM__ENTRY_VOID_HOOK, ULSM__WALK_VOID_HOOK)		\
 		(SET, HOOK, __VA_ARGS__)
 
+/*
+ * A set that allows unloading (ULSM_LSM_UNLOADABLE) dispatches inside a
+ * read-side section (<ulsm/grace.h>), so that a module's object is
+ * unmapped only once no thread is in its code. For the other sets the
+ * constant condition folds away: the same code as without it.
+ */
+static inline int ulsm__read_enter(int unloadable)
+{
+	if (unloadable)
+		ulsm_read_lock();
+	return unloadable;
+}
+
+static inline void ulsm__read_leave(int *unloadable)
+{
+	if (*unloadable)
+		ulsm_read_unlock();
+}
+
+#define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
+({									\
+	int ulsm__rd = ulsm__read_enter(SET##_lsm_unloadable);		\
+	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__rv =		\
+		ULSM__CALL_INT_HOOK_(SET, HOOK, __VA_ARGS__);		\
+	ulsm__read_leave(&ulsm__rd);					\
+	ulsm__rv;							\
+})
+#define ULSM__CALL_VOID_HOOK(SET, HOOK, ...)				\
+do {									\
+	int ulsm__rd = ulsm__read_enter(SET##_lsm_unloadable);		\
+	ULSM__CALL_VOID_HOOK_(SET, HOOK, __VA_ARGS__);			\
+	ulsm__read_leave(&ulsm__rd);					\
+} while (0)
+
+/*
+ * The walk of lsm_for_each_hook, in a read-side section for an unloadable
+ * set; the section ends however the body leaves (break, return, goto):
+ * the guard is a cleanup variable of an outer loop that runs once.
+ */
 #define ULSM__FOR_EACH_HOOK(SET, scall, HOOK)				\
+	for (int ULSM__CAT(ulsm__rd, __LINE__)				\
+		__attribute__((cleanup(ulsm__read_leave))) =		\
+		ulsm__read_enter(SET##_lsm_unloadable),			\
+	     ULSM__CAT(ulsm__once, __LINE__) = 1;			\
+	     ULSM__CAT(ulsm__once, __LINE__);				\
+	     ULSM__CAT(ulsm__once, __LINE__) = 0)			\
 	for ((scall) = SET##_lsm_sealed.table.HOOK;			\
 	     (scall) - SET##_lsm_sealed.table.HOOK < MAX_LSM_COUNT;	\
 	     (scall)++)							\
@@ -358,6 +404,10 @@ ulsm__out:								\
 		"DEFINE_LSM_HOOK_ENTRY: the hook has no entry (more than "	\
 		"six parameters, ULSM_LSM_C_WALK_<hook>, or a back end "	\
 		"without entries)");					\
+	ULSM__STATIC_ASSERT(!SET##_lsm_unloadable,			\
+		"DEFINE_LSM_HOOK_ENTRY: the set allows unloading "	\
+		"(ULSM_LSM_UNLOADABLE), whose dispatch is in a read-side "	\
+		"section: write the function around call_int_hook()");	\
 	ULSM__EXTERN SET##_hook_fn_##HOOK FUNC;				\
 	__asm__(".globl " #FUNC "\n\t"					\
 		".type " #FUNC ", @function\n\t"			\
@@ -487,6 +537,19 @@ struct ULSM__P(ULSM_LSM_SET, _hook_list) {
 	const struct lsm_id *lsmid;
 };
 
+/*
+ * Whether the set allows unloading its modules' objects (define
+ * ULSM_LSM_UNLOADABLE with the set's other macros, in every unit of the
+ * set; docs/hook-framework.md, "Modules that come and go").
+ */
+#ifdef ULSM_LSM_UNLOADABLE
+enum { ULSM__P(ULSM_LSM_SET, _lsm_unloadable) = 1 };
+# define ULSM__UNLOADABLE_NAME	1
+#else
+enum { ULSM__P(ULSM_LSM_SET, _lsm_unloadable) = 0 };
+# define ULSM__UNLOADABLE_NAME	0
+#endif
+
 /* The callback type of each hook, for its slots' trampolines. */
 #define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
 	typedef RET ULSM__P(ULSM_LSM_SET, _hook_fn_##NAME)(__VA_ARGS__);
@@ -555,24 +618,27 @@ extern struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set);
 /*
  * Every unit that expands the set refers to this symbol, and only the unit
  * with ULSM_LSM_DEFINE defines it; its name carries the unit's
- * MAX_LSM_COUNT. So the linker names it among the set's missing (or
- * doubled) symbols, and the name says what to do, when:
+ * MAX_LSM_COUNT and whether it has ULSM_LSM_UNLOADABLE. So the linker
+ * names it among the set's missing (or doubled) symbols, and the name
+ * says what to do, when:
  *
  *   - no unit (or two) defines the set;
  *   - a unit (or a plug-in) was compiled with another MAX_LSM_COUNT than
  *     the defining unit: the tables' layout depends on it, and such a unit
  *     would address other slots (a callback called for another hook, with
- *     its arguments);
+ *     its arguments); or without ULSM_LSM_UNLOADABLE where the defining
+ *     unit has it (its dispatch would not be waited for at unloading);
  *   - a plug-in (a shared object whose units expand the host's set) is
  *     loaded by a host that does not export its symbols (link the host
  *     with -rdynamic; CMake: ENABLE_EXPORTS): dlopen() fails naming it.
  *
  * One symbol for the three: dlopen() names only the first it misses.
  */
-#define ULSM__DEFINE_REF_(SET, N)					\
-	ulsm_hook_set_##SET##__MAX_LSM_COUNT_##N##__define_ULSM_LSM_DEFINE_in_exactly_one_unit_with_the_same_count__and_link_a_plugin_host_with_rdynamic
-#define ULSM__DEFINE_REF__(SET, N)	ULSM__DEFINE_REF_(SET, N)
-#define ULSM__DEFINE_REF(SET)		ULSM__DEFINE_REF__(SET, MAX_LSM_COUNT)
+#define ULSM__DEFINE_REF_(SET, N, U)					\
+	ulsm_hook_set_##SET##__MAX_LSM_COUNT_##N##_UNLOADABLE_##U##__define_ULSM_LSM_DEFINE_in_exactly_one_unit_with_the_same_settings__and_link_a_plugin_host_with_rdynamic
+#define ULSM__DEFINE_REF__(SET, N, U)	ULSM__DEFINE_REF_(SET, N, U)
+#define ULSM__DEFINE_REF(SET)						\
+	ULSM__DEFINE_REF__(SET, MAX_LSM_COUNT, ULSM__UNLOADABLE_NAME)
 extern const char ULSM__DEFINE_REF(ULSM_LSM_SET);
 static const char *const ULSM__P(ULSM_LSM_SET, _lsm_define_ref)
 	__attribute__((used)) = &ULSM__DEFINE_REF(ULSM_LSM_SET);
@@ -785,6 +851,7 @@ struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 	.state = NULL,
 	.entries = ULSM__P(ULSM_LSM_SET, _lsm_sealed).entry,
 	.signature = ULSM__P(ULSM_LSM_SET, _lsm_signature),
+	.unloadable = ULSM__P(ULSM_LSM_SET, _lsm_unloadable),
 };
 
 #undef ULSM_LSM_BUILTIN_ORDER

@@ -7,7 +7,8 @@
  * (after "lsm: replace indirect LSM hook calls with static calls"), for
  * user space and for several independent sets, one job per file:
  *
- *   state.c     the framework lock and each set's private state
+ *   state.c     the framework lock, each set's private state, modules
+ *               by name
  *   order.c     registration, module order, ulsm_lsm_init()
  *   blobs.c     blob sizes and blob allocation
  *   slots.c     the slot plan and filling slots with a module's hooks
@@ -18,6 +19,9 @@
  *   toggle.c    turning one module's slots off and on
  *   query.c     introspection
  *   notes.c     why a module is not active, kept and reported
+ *   place.c     places in the order, and the slot a module's hook gets
+ *   pin.c       keeping the objects of modules that may not leave
+ *   plugins.c   modules that arrive after init and leave on dlclose
  *
  * The framework is a client of static keys and calls (src/static/static.h)
  * and, through them, of the engine: it queues their changes into one batch
@@ -38,6 +42,7 @@
 
 #include "static/static.h"
 
+#include <ulsm/grace.h>
 #include <ulsm/lsm.h>
 
 enum module_state {
@@ -48,8 +53,26 @@ enum module_state {
 	MOD_FAILED,		/* its init failed */
 };
 
+/*
+ * A place in the set's order (docs/hook-framework.md, "Placement"): the
+ * modules ordered at initialisation, the names the order lists that were
+ * not registered then (kept for modules that arrive later), and the late
+ * modules the default order appends. Keys compare by class, then index.
+ */
+enum { POS_FIRST, POS_LISTED, POS_LAST, POS_REMOVED };
+
+struct lsm_position {
+	char *name;			/* a copy */
+	int cls;
+	long idx;
+};
+
 struct ulsm_lsm_state {
 	bool initialised, sealed, toggle_allowed;
+	bool explicit_order;		/* an order lists the modules */
+	bool exiting;			/* exit() has begun */
+	struct lsm_position *pos;	/* in order of keys */
+	size_t npos, cappos;
 	struct lsm_info *modules;	/* registration order */
 	struct lsm_info **ordered;
 	size_t nordered;
@@ -88,6 +111,34 @@ void ulsm_lsm_note(struct ulsm_hook_set *set, const char *name, bool loud,
 void ulsm_lsm_note_clear(struct ulsm_hook_set *set, const char *name);
 /* The note of @name, or NULL. Framework lock held. */
 const char *ulsm_lsm_note_of(struct ulsm_lsm_state *st, const char *name);
+
+/* --- placement (place.c), pinning (pin.c), arrival and departure ------ */
+
+/* Add a place for @name (copied) at the end of class @cls. Lock held. */
+int ulsm_lsm_position_add(struct ulsm_lsm_state *st, const char *name,
+			  size_t len, int cls);
+/* @name's place, or NULL. Lock held. */
+const struct lsm_position *ulsm_lsm_position_of(struct ulsm_lsm_state *st,
+						const char *name);
+/*
+ * The slot of @hook (its first slot, @scalls) for the module at @p (NULL:
+ * a module with no place, which goes after every other), given the slots
+ * @planned already chosen for it in this registration: see
+ * docs/hook-framework.md, "Placement". -1 if it has no room in its place.
+ * Lock held.
+ */
+int ulsm_lsm_choose_slot(struct ulsm_hook_set *set,
+			 const struct lsm_position *p,
+			 const struct lsm_static_call *scalls,
+			 struct lsm_static_call *const *planned, int nplanned);
+/* The active modules in order, comma-separated, into a new string. */
+char *ulsm_lsm_list_build(struct ulsm_hook_set *set);
+/* A module registered after ulsm_lsm_init(): bring it up. Lock held. */
+int ulsm_lsm_arrive(struct ulsm_hook_set *set, struct lsm_info *m);
+/* Keep @m's object loaded for good (RTLD_NODELETE). Lock held. */
+void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct lsm_info *m);
+/* From ulsm_lsm_init(): the end of exit() is told apart from dlclose(). */
+void ulsm_lsm_watch_exit(struct ulsm_hook_set *set);
 
 /* --- blobs (blobs.c) ------------------------------------------- */
 

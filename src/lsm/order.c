@@ -46,21 +46,28 @@ static int lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
 		ulsm_lsm_note(set, info->name, true, "compiled with another "
 			      "hook list than the set's defining unit "
 			      "(ULSM_LSM_HOOK_DEFS differs); refused");
-	} else if (st->initialised) {
-		ret = ulsm_error(-EPERM, "module %s: set %s is already "
-				 "initialised", info->name, set->name);
-		ulsm_lsm_note(set, info->name, true, "registered after "
-			      "ulsm_lsm_init() (loaded late, from a plug-in?); "
-			      "a module must be registered before the set is "
-			      "initialised");
 	} else {
 		for (pp = &st->modules; *pp; pp = &(*pp)->next)
 			if (*pp == info)
 				goto out;
+		if (st->initialised &&
+		    ulsm_lsm_find_module(st, info->name, strlen(info->name))) {
+			ret = ulsm_error(-EEXIST, "module %s: set %s has a "
+					 "module of that name already",
+					 info->name, set->name);
+			goto out;
+		}
 		info->set = set;
 		info->next = NULL;
 		info->ulsm_state = MOD_REGISTERED;
 		*pp = info;
+		/* Late: a plug-in's constructor. It comes up in its place. */
+		if (st->initialised) {
+			ret = ulsm_lsm_arrive(set, info);
+			if (info->ulsm_state != MOD_ACTIVE &&
+			    info->ulsm_state != MOD_FAILED)
+				info->ulsm_state = MOD_OFF;
+		}
 	}
 out:
 	ulsm_lsm_unlock();
@@ -79,14 +86,6 @@ ULSM_API int ulsm__lsm_register(struct lsm_info *info,
 	return lsm_register(info, set, signature);
 }
 
-struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
-				      const char *name, size_t len)
-{
-	for (struct lsm_info *m = st->modules; m; m = m->next)
-		if (strlen(m->name) == len && !strncmp(m->name, name, len))
-			return m;
-	return NULL;
-}
 
 /*
  * The order string (docs/hook-framework.md, "The order string"):
@@ -230,11 +229,31 @@ static bool index_removed(const struct module_index *x,
  * removed, wherever the removal stands, before anything is ordered. Return
  * whether the string names any module (not only removals).
  */
-static bool mark_removals(struct module_index *x, const char *order,
-			  const char *origin)
+/*
+ * "!name" of a module not registered (yet) is kept as a removed place, so
+ * that the module is not brought up if it arrives later: at most
+ * MAX_REMOVED_UNKNOWN of them, since each name of the order is compared
+ * with them (the walk stays linear in the string's length).
+ */
+#define MAX_REMOVED_UNKNOWN	16
+
+static bool removed_unknown(struct ulsm_lsm_state *st, const char *name,
+			    size_t len)
+{
+	for (size_t i = 0; i < st->npos; i++)
+		if (st->pos[i].cls == POS_REMOVED &&
+		    strlen(st->pos[i].name) == len &&
+		    !memcmp(st->pos[i].name, name, len))
+			return true;
+	return false;
+}
+
+static bool mark_removals(struct ulsm_lsm_state *st, struct module_index *x,
+			  const char *order, const char *origin)
 {
 	struct order_token t;
 	bool names = false;
+	int unknown = 0;
 
 	while (next_token(&order, &t)) {
 		size_t i;
@@ -248,6 +267,9 @@ static bool mark_removals(struct module_index *x, const char *order,
 		i = index_pos(x, t.name, t.len);
 		if (x->slot[i])
 			x->removed[i] = true;
+		else if (unknown++ < MAX_REMOVED_UNKNOWN)
+			(void)ulsm_lsm_position_add(st, t.name, t.len,
+						    POS_REMOVED);
 		else
 			ulsm_debug("%s: removal of unknown module %.*s ignored",
 				   origin, shown_len(t.len), t.name);
@@ -270,6 +292,12 @@ static void append(struct ulsm_lsm_state *st, const struct module_index *x,
 	}
 	st->ordered[st->nordered++] = m;
 	m->ulsm_state = MOD_ORDERED;
+	/* Best effort: without it, a module arriving later goes last. */
+	if (ulsm_lsm_position_add(st, m->name, strlen(m->name),
+				  m->order == LSM_ORDER_FIRST ? POS_FIRST :
+				  m->order == LSM_ORDER_LAST ? POS_LAST :
+				  POS_LISTED))
+		ulsm_debug("%s: no memory for %s's place", from, m->name);
 	ulsm_debug("%s: ordered %s", from, m->name);
 }
 
@@ -278,11 +306,44 @@ static void append(struct ulsm_lsm_state *st, const struct module_index *x,
  * removal entries here are skipped: a built-in order's "!name" means
  * nothing), then last. NULL @order: every mutable module.
  */
+/*
+ * A name the order lists that no module has (yet): its place, for when a
+ * module of that name arrives (a plug-in), unless the order removes it.
+ * At most MAX_PLACEHOLDERS of them (a hook has at most 64 slots, so more
+ * could not be kept apart), each compared with the others: linear.
+ */
+#define MAX_PLACEHOLDERS	64
+
+static void keep_place(struct ulsm_lsm_state *st, const char *name,
+		       size_t len, const char *origin, int *placeholders)
+{
+	if (removed_unknown(st, name, len)) {
+		ulsm_debug("%s: %.*s removed", origin, shown_len(len), name);
+		return;
+	}
+	for (size_t i = 0; i < st->npos; i++)
+		if (st->pos[i].cls == POS_LISTED &&
+		    strlen(st->pos[i].name) == len &&
+		    !memcmp(st->pos[i].name, name, len))
+			return;		/* a duplicate */
+	if (*placeholders >= MAX_PLACEHOLDERS) {
+		ulsm_debug("%s: %.*s not registered, and more than %d such "
+			   "names: ignored", origin, shown_len(len), name,
+			   MAX_PLACEHOLDERS);
+		return;
+	}
+	(*placeholders)++;
+	ulsm_debug("%s: %.*s not registered (yet): its place is kept",
+		   origin, shown_len(len), name);
+	(void)ulsm_lsm_position_add(st, name, len, POS_LISTED);
+}
+
 static void parse_order(struct ulsm_lsm_state *st, const struct module_index *x,
 			const char *order, const char *origin)
 {
 	struct order_token t;
 	struct lsm_info *m;
+	int placeholders = 0;
 
 	for (m = st->modules; m; m = m->next)
 		if (m->order == LSM_ORDER_FIRST)
@@ -294,8 +355,8 @@ static void parse_order(struct ulsm_lsm_state *st, const struct module_index *x,
 				continue;
 			m = index_find(x, t.name, t.len);
 			if (!m)
-				ulsm_debug("%s: unknown module %.*s ignored",
-					   origin, shown_len(t.len), t.name);
+				keep_place(st, t.name, t.len, origin,
+					   &placeholders);
 			else if (m->order != LSM_ORDER_MUTABLE)
 				ulsm_debug("%s: %s is placed by its order "
 					   "class; ignored here", origin, m->name);
@@ -402,12 +463,13 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		order = getenv("ULSM_LSM");
 		origin = "ULSM_LSM";
 	}
-	if (!mark_removals(&x, order, origin)) {
+	if (!mark_removals(st, &x, order, origin)) {
 		/* Only "!name" entries: the default order, minus those. */
 		order = set->builtin_order;
 		origin = order ? "built-in order" : "every module";
 	}
 	parse_order(st, &x, order, origin);
+	st->explicit_order = order != NULL;
 
 	/* The kernel's lsm_allowed / prepare_lsm, then initialize_lsm. */
 	for (size_t i = 0; i < st->nordered; i++) {
@@ -447,16 +509,21 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		ulsm_clear_error();
 		ret = m->init ? m->init() : 0;
 		m->ulsm_state = ret ? MOD_FAILED : MOD_ACTIVE;
-		if (ret)
+		if (ret) {
 			ulsm_lsm_note(set, m->name, true, "its init failed "
 				      "(%d%s%s)", ret, *ulsm_last_error() ?
 				      ": " : "", ulsm_last_error());
-		else
-			ulsm_lsm_note_clear(set, m->name);
+			continue;
+		}
+		ulsm_lsm_note_clear(set, m->name);
+		/* Its object may not go: no sections to wait for. */
+		if (!set->unloadable)
+			ulsm_lsm_pin_object(set, m);
 	}
 	/* A module's init failing is the module's failure, not the set's. */
 	ret = 0;
 	list_fill(st, list);
+	ulsm_lsm_watch_exit(set);
 	ulsm_debug("set %s: %s", set->name, st->list);
 out:
 	index_free(&x);

@@ -220,6 +220,11 @@ ULSM_API int ulsm_lsm_seal(struct ulsm_hook_set *set)
 		ret = ulsm_lsm_claim(set);
 		if (!ret)
 			ret = seal(set);
+		/* Its modules can no longer leave: their objects stay. */
+		for (struct lsm_info *m = set->state->modules; !ret && m;
+		     m = m->next)
+			if (m->ulsm_state == MOD_ACTIVE && set->unloadable)
+				ulsm_lsm_pin_object(set, m);
 	}
 	ulsm_lsm_unlock();
 	return ret;

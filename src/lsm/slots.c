@@ -166,6 +166,7 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 				     struct security_hook_list *hooks, int count,
 				     const struct lsm_id *lsmid)
 {
+	const struct lsm_position *place;
 	struct lsm_static_call **slot;
 	void **fn;
 	int ret = 0;
@@ -187,10 +188,15 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* Plan every hook first: a module that does not fit gets nothing. */
+	/*
+	 * Plan every hook first: a module that does not fit gets nothing.
+	 * Each hook's slot is chosen in the module's place in the order,
+	 * never by moving another module (src/lsm/plugins.c).
+	 */
+	place = ulsm_lsm_position_of(set->state, lsmid->name);
 	for (int i = 0; i < count; i++) {
 		struct lsm_static_call *s = hooks[i].scalls;
-		unsigned int j;
+		int j;
 
 		if (!valid_hook(set, s) || !hooks[i].hook.lsm_callback) {
 			ret = ulsm_error(-EINVAL, "security_add_hooks(%s): hook "
@@ -198,19 +204,13 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 					 "callback", lsmid->name, i, set->name);
 			goto out;
 		}
-		for (j = 0; j < set->slots; j++) {
-			bool planned = false;
-
-			for (int k = 0; k < i; k++)
-				planned |= slot[k] == &s[j];
-			if (!s[j].hl && !planned)
-				break;
-		}
-		if (j == set->slots) {
+		j = ulsm_lsm_choose_slot(set, place, s, slot, i);
+		if (j < 0) {
 			ret = ulsm_error(-ENOSPC, "security_add_hooks(%s): no "
 					 "free slot for hook %s (MAX_LSM_COUNT "
-					 "%u); nothing registered", lsmid->name,
-					 hook_name(set, s), set->slots);
+					 "%u)%s; nothing registered", lsmid->name,
+					 hook_name(set, s), set->slots,
+					 place ? " in its place in the order" : "");
 			goto out;
 		}
 		slot[i] = &s[j];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The hook framework's lock and each set's private state.
+ * The hook framework's lock, each set's private state, and its modules by
+ * name.
  *
  * The lock is recursive because a module's init, called by ulsm_lsm_init()
  * with the lock held, registers its hooks (src/lsm/lsm_internal.h). A set's
@@ -10,6 +11,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <string.h>
 
 #include "lsm_internal.h"
 
@@ -70,4 +72,13 @@ struct ulsm_lsm_state *ulsm_lsm_state_of(struct ulsm_hook_set *set)
 	if (!set->state)
 		set->state = ulsm_calloc(1, sizeof(*set->state));
 	return set->state;
+}
+
+struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
+				      const char *name, size_t len)
+{
+	for (struct lsm_info *m = st->modules; m; m = m->next)
+		if (strlen(m->name) == len && !strncmp(m->name, name, len))
+			return m;
+	return NULL;
 }

@@ -58,5 +58,13 @@ out:
 	ulsm_batch_free(&b);
 	ulsm_lsm_plan_end(&plan);
 	ulsm_lsm_unlock();
+	/*
+	 * Off, in a set that allows unloading: return only when no thread is
+	 * still in the module's code (the kernel's synchronize_rcu() after
+	 * unpublishing), so that its object may go. Without the framework's
+	 * lock: a thread inside the module may call the framework.
+	 */
+	if (!ret && !enable && set->unloadable)
+		ret = ulsm_synchronize();
 	return ret;
 }

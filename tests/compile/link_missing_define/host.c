@@ -5,7 +5,7 @@
  * naming the symbol below), this one does (must link), both do (must
  * fail, naming it too).
  */
-/* expect: ulsm_hook_set_lk__MAX_LSM_COUNT_2__define_ULSM_LSM_DEFINE_in_exactly_one_unit */
+/* expect: ulsm_hook_set_lk__MAX_LSM_COUNT_2_UNLOADABLE_0__define_ULSM_LSM_DEFINE_in_exactly_one_unit */
 #include <stddef.h>
 #include "set.h"
 

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Placement (docs/hook-framework.md, "Placement"): the places of the set's
+ * order, kept by name (copies), and the slot each hook of a module gets:
+ * a free slot between the slots of the modules placed before it and
+ * after it, never one taken by moving another, with a gap kept for each
+ * listed module that is not there yet, as far as the slots allow.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "lsm_internal.h"
+
+/* --- places ------------------------------------------------------------ */
+
+static int key_cmp(const struct lsm_position *a, const struct lsm_position *b)
+{
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+int ulsm_lsm_position_add(struct ulsm_lsm_state *st, const char *name,
+			  size_t len, int cls)
+{
+	struct lsm_position *p;
+	long idx = 0;
+	size_t at;
+
+	if (st->npos == st->cappos) {
+		size_t cap = st->cappos ? 2 * st->cappos : 16;
+		struct lsm_position *v = ulsm_reallocarray(st->pos, cap,
+							   sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		st->pos = v;
+		st->cappos = cap;
+	}
+	/* The end of its class: the places stay in order of keys. */
+	for (at = 0; at < st->npos && st->pos[at].cls <= cls; at++)
+		if (st->pos[at].cls == cls)
+			idx = st->pos[at].idx + 1;
+	p = &st->pos[at];
+	memmove(p + 1, p, (st->npos - at) * sizeof(*p));
+	p->name = ulsm_malloc(len + 1);
+	if (!p->name) {
+		memmove(p, p + 1, (st->npos - at) * sizeof(*p));
+		return -ENOMEM;
+	}
+	memcpy(p->name, name, len);
+	p->name[len] = '\0';
+	p->cls = cls;
+	p->idx = idx;
+	st->npos++;
+	return 0;
+}
+
+const struct lsm_position *ulsm_lsm_position_of(struct ulsm_lsm_state *st,
+						const char *name)
+{
+	for (size_t i = 0; i < st->npos; i++)
+		if (st->pos[i].cls != POS_REMOVED && !strcmp(st->pos[i].name, name))
+			return &st->pos[i];
+	return NULL;
+}
+
+static struct lsm_info *module_named(struct ulsm_lsm_state *st,
+				     const char *name)
+{
+	return ulsm_lsm_find_module(st, name, strlen(name));
+}
+
+static bool active(struct ulsm_lsm_state *st, const char *name)
+{
+	struct lsm_info *m = module_named(st, name);
+
+	return m && m->ulsm_state == MOD_ACTIVE;
+}
+
+static bool to_come(struct ulsm_lsm_state *st, const char *name)
+{
+	struct lsm_info *m = module_named(st, name);
+
+	return m && m->ulsm_state == MOD_ORDERED;
+}
+
+/* The place of the module in a slot; NULL: none (after every other). */
+static const struct lsm_position *slot_place(struct ulsm_hook_set *set,
+					     const struct lsm_static_call *s)
+{
+	return s->hl ? ulsm_lsm_position_of(set->state, s->hl->lsmid->name) :
+	       NULL;
+}
+
+/* a < b, where NULL is after every place. */
+static bool before(const struct lsm_position *a, const struct lsm_position *b)
+{
+	return a && (!b || key_cmp(a, b) < 0);
+}
+
+int ulsm_lsm_choose_slot(struct ulsm_hook_set *set,
+			 const struct lsm_position *p,
+			 const struct lsm_static_call *scalls,
+			 struct lsm_static_call *const *planned, int nplanned)
+{
+	struct ulsm_lsm_state *st = set->state;
+	const struct lsm_position *prev = NULL;
+	int lo = 0, hi = (int)set->slots, gaps = 0, coming = 0, s;
+
+	for (int j = 0; j < (int)set->slots; j++) {
+		const struct lsm_static_call *c = &scalls[j];
+		const struct lsm_position *q;
+		bool mine = false;
+
+		for (int k = 0; k < nplanned; k++)
+			mine |= planned[k] == c;
+		if (!c->hl && !mine)
+			continue;
+		q = mine ? p : slot_place(set, c);
+		if (mine || !before(p, q)) {
+			/* Placed before @p (or @p's own): @p goes after it. */
+			lo = j + 1;
+			prev = q;
+		} else if (j < hi) {
+			hi = j;
+		}
+	}
+	if (lo >= hi)
+		return -1;
+	if (!p)
+		return lo;
+	/* Gaps for listed modules not there, between prev and @p. */
+	for (size_t i = 0; i < st->npos; i++) {
+		const struct lsm_position *q = &st->pos[i];
+
+		if (q->cls == POS_REMOVED || q == p)
+			continue;
+		if (before(prev, q) && before(q, p) && !active(st, q->name) &&
+		    !to_come(st, q->name))
+			gaps++;
+		if (before(p, q) && to_come(st, q->name))
+			coming++;
+	}
+	s = lo + gaps;
+	if (s > hi - 1 - coming)
+		s = hi - 1 - coming;
+	return s < lo ? lo : s;
+}
+
+char *ulsm_lsm_list_build(struct ulsm_hook_set *set)
+{
+	struct ulsm_lsm_state *st = set->state;
+	size_t len = 1, at = 0;
+	char *s;
+
+	for (size_t i = 0; i < st->npos; i++)
+		len += strlen(st->pos[i].name) + 1;
+	s = ulsm_malloc(len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < st->npos; i++) {
+		const char *name = st->pos[i].name;
+		size_t n = strlen(name);
+
+		if (st->pos[i].cls == POS_REMOVED || !active(st, name))
+			continue;
+		if (at)
+			s[at++] = ',';
+		memcpy(s + at, name, n);
+		at += n;
+	}
+	s[at] = '\0';
+	return s;
+}
+

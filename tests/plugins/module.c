@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A plug-in of set "pg", built once per name (PG_NAME): it denies the
+ * request PG_DENY with -EACCES, notes each call of req_log, and with
+ * PG_SLOW sleeps inside its callbacks, so that a thread is in its code
+ * when it is unloaded.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "plugins/set.h"
+
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+
+static void maybe_sleep(void)
+{
+#ifdef PG_SLOW
+	nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+#endif
+}
+
+static int check(int request)
+{
+	maybe_sleep();
+	return request == PG_DENY ? -EACCES : 0;
+}
+
+static void log_it(int request)
+{
+	(void)request;
+	maybe_sleep();
+	pg_note(STR(PG_NAME));
+}
+
+static const struct lsm_id id = { STR(PG_NAME), 500 + PG_DENY };
+static struct pg_hook_list hooks[] = {
+	LSM_HOOK_INIT(req_check, check),
+	LSM_HOOK_INIT(req_log, log_it),
+};
+
+static int init(void)
+{
+	return security_add_hooks(hooks, 2, &id);
+}
+
+DEFINE_LSM(PG_NAME) = { .name = STR(PG_NAME), .init = init, .id = &id };
