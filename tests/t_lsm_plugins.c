@@ -87,6 +87,23 @@ static void *load(const char *name)
 	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
 
+/*
+ * Whether dlclose() unloads (and runs destructors): glibc does; musl's
+ * dlclose() never unloads, so there a module stays, as in a set that does
+ * not allow unloading, and the departures cannot be seen.
+ */
+static bool unloads(const char *name)
+{
+	char path[PATH_MAX];
+	void *h;
+
+	snprintf(path, sizeof(path), "%s/pg_%s.so", dir, name);
+	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+	if (h)
+		dlclose(h);
+	return !h;
+}
+
 static bool owns_a_slot(const char *name)
 {
 	static const char *const hooks[] = { "req_check", "req_log" };
@@ -138,7 +155,16 @@ static void one_thread(void)
 	   why ? why : "(none)");
 	is_int(check(5), 0, "  request 5 allowed");
 
-	is_int(dlclose(rate), 0, "rate unloaded");
+	is_int(dlclose(rate), 0, "rate closed");
+	if (!unloads("rate")) {
+		/* musl: nothing leaves; what follows needs departures. */
+		diag("dlclose() does not unload here (musl): modules stay");
+		ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,tog,rate,audit"),
+		   "  so rate stays, in its place: %s",
+		   ulsm_lsm_list(&pg_hook_set));
+		dlclose(spam);
+		return;
+	}
 	ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,tog,audit"), "  the list: %s",
 	   ulsm_lsm_list(&pg_hook_set));
 	ok(!strcmp(log_trace(1), "acl tog audit"), "  dispatch: %s", notes);
@@ -283,7 +309,9 @@ int main(int argc, char **argv)
 	   "and spam and another thread toggles tog: %lu dispatches checked, "
 	   "%lu toggles, %lu wrong, %lu failed loads", cycles, dispatches,
 	   toggles, wrong, failed_loads);
-	ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,tog,audit"),
-	   "  the set is back as it was: %s", ulsm_lsm_list(&pg_hook_set));
+	if (unloads("rate"))
+		ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,tog,audit"),
+		   "  the set is back as it was: %s",
+		   ulsm_lsm_list(&pg_hook_set));
 	return done_testing();
 }

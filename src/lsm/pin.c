@@ -14,8 +14,9 @@
 
 struct find_object {
 	uintptr_t addr;
-	const char *name;	/* "" for the program itself */
-	bool found;
+	const char *name;
+	bool found, program;
+	int index;
 };
 
 static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
@@ -31,20 +32,23 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
 		    f->addr < lo + ph->p_memsz) {
 			f->name = info->dlpi_name ? info->dlpi_name : "";
 			f->found = true;
+			/* The program comes first (glibc names it "", musl not). */
+			f->program = f->index == 0 || !*f->name;
 			return 1;
 		}
 	}
+	f->index++;
 	return 0;
 }
 
 void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct lsm_info *m)
 {
-	struct find_object f = { (uintptr_t)m, NULL, false };
+	struct find_object f = { (uintptr_t)m, NULL, false, false, 0 };
 	void *h;
 
 	dl_iterate_phdr(find_object, &f);
 	/* The program itself, or a static one: never unloaded. */
-	if (!f.found || !*f.name)
+	if (!f.found || f.program)
 		return;
 	h = dlopen(f.name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 	if (!h) {
