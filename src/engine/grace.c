@@ -61,7 +61,8 @@ static pthread_key_t reader_key;
  * (its threads count atomically, and while one of them is inside, a grace
  * period waits for all of them: slower, never wrong).
  */
-static __thread struct reader *self;
+static __thread struct reader *self
+	__attribute__((tls_model("initial-exec")));	/* no __tls_get_addr */
 static struct reader shared = { 0, NULL, 0 };
 
 static void reader_exit(void *arg)
@@ -136,21 +137,37 @@ static struct reader *reader_new(void)
 	return r;
 }
 
+/* The first section of a thread, or one without memory for its record. */
+__attribute__((noinline, cold)) static void read_lock_slow(void)
+{
+	struct reader *r = self ? self : reader_new();
+
+	if (r != &shared) {
+		ulsm_read_lock();
+		return;
+	}
+	/* Several threads: atomic, entered in the phase of the first. */
+	if (!(__atomic_fetch_add(&r->ctr, 1, __ATOMIC_RELAXED) & NEST_MASK))
+		__atomic_fetch_or(&r->ctr, __atomic_load_n(&gp_ctr,
+				  __ATOMIC_RELAXED) & PHASE, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+__attribute__((noinline, cold)) static void read_unlock_shared(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if ((__atomic_sub_fetch(&shared.ctr, 1, __ATOMIC_RELEASE) &
+	     NEST_MASK) == 0)
+		__atomic_fetch_and(&shared.ctr, ~PHASE, __ATOMIC_RELAXED);
+}
+
 ULSM_API void ulsm_read_lock(void)
 {
 	struct reader *r = self;
 	unsigned long c;
 
-	if (__builtin_expect(!r, 0))
-		r = reader_new();
-	if (r == &shared) {
-		/* Several threads: atomic, entered in the phase of the first. */
-		if (!(__atomic_fetch_add(&r->ctr, 1, __ATOMIC_RELAXED) &
-		      NEST_MASK))
-			__atomic_fetch_or(&r->ctr, __atomic_load_n(&gp_ctr,
-					  __ATOMIC_RELAXED) & PHASE,
-					  __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(!r || r == &shared, 0)) {
+		read_lock_slow();
 		return;
 	}
 	c = r->ctr;
@@ -166,12 +183,8 @@ ULSM_API void ulsm_read_unlock(void)
 {
 	struct reader *r = self;
 
-	if (!r || r == &shared) {
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if ((__atomic_sub_fetch(&shared.ctr, 1, __ATOMIC_RELEASE) &
-		     NEST_MASK) == 0)
-			__atomic_fetch_and(&shared.ctr, ~PHASE,
-					   __ATOMIC_RELAXED);
+	if (__builtin_expect(!r || r == &shared, 0)) {
+		read_unlock_shared();
 		return;
 	}
 	/*

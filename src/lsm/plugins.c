@@ -210,12 +210,27 @@ static void forget(struct ulsm_hook_set *set, struct lsm_info *m)
 	m->next = NULL;
 }
 
+/*
+ * A step of a departure failed (no memory, no descriptor, a sync that did
+ * not answer): its object is about to be unmapped, so the module must
+ * leave before this returns. Say so, wait a little, and try again: a step
+ * only fails for good if the process lost, after the module arrived, the
+ * right to patch its text or to synchronise its threads.
+ */
+static void retry(struct ulsm_hook_set *set, const struct lsm_info *m,
+		  const char *step, int err)
+{
+	ulsm_report("set %s: module %s is leaving (its object is being "
+		    "unloaded) and %s failed (%s): trying again", set->name,
+		    m->name, step, strerror(-err));
+	nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+}
+
 ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 {
 	struct ulsm_hook_set *set = m ? m->set : NULL;
 	struct ulsm_lsm_state *st;
-	int ret = 0;
-	bool was_active;
+	int ret;
 
 	if (!set)
 		return;
@@ -236,10 +251,10 @@ ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 		ulsm_lsm_unlock();
 		return;
 	}
-	was_active = m->ulsm_state == MOD_ACTIVE;
-	if (was_active) {
+	if (m->ulsm_state == MOD_ACTIVE) {
 		/* 1. Its slots off: no dispatch that starts now reaches it. */
-		ret = switch_slots(set, m, false);
+		while ((ret = switch_slots(set, m, false)))
+			retry(set, m, "turning its slots off", ret);
 		m->ulsm_state = MOD_OFF;
 		list_update(set);
 		/*
@@ -247,23 +262,13 @@ ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 		 * inside the module may call the framework.
 		 */
 		ulsm_lsm_unlock();
-		while (!ret && (ret = ulsm_synchronize())) {
-			ulsm_report("set %s: module %s is leaving, and the wait "
-				    "for the threads inside it failed (%s): "
-				    "trying again", set->name, m->name,
-				    strerror(-ret));
-			ret = 0;
-			nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
-		}
+		while ((ret = ulsm_synchronize()))
+			retry(set, m, "waiting for the threads inside it", ret);
 		ulsm_lsm_lock();
 		/* 3. Nothing points at it any more. */
-		if (!ret)
-			ret = empty_slots(set, m);
+		while ((ret = empty_slots(set, m)))
+			retry(set, m, "emptying its slots", ret);
 	}
-	if (ret)
-		ulsm_report("set %s: module %s could not leave (%s): its "
-			    "object is unloaded while the set may still reach "
-			    "it", set->name, m->name, strerror(-ret));
 	ulsm_lsm_note(set, m->name, false, "unloaded (its object was closed)");
 	forget(set, m);
 	list_update(set);
