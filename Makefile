@@ -458,10 +458,16 @@ OBJCOPY		?= $(CROSS_COMPILE)objcopy
 $(BUILD)/bench/bench_hooks-nodebug: $(BUILD)/bench/bench_hooks
 	$(OBJCOPY) --strip-debug $< $@
 
+# Two hook sets, one of them unloadable, with the same callbacks.
+$(BUILD)/bench/bench_unload: bench/bench_unload.c bench/unload_hook_defs.h bench/bench.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Ibench -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
 BENCH_ARGS	?=
 BENCH_CHARTS	:= static workload hooks
-bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug
+bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload
 	$(EMU) $(BUILD)/bench/bench_updaters $(BENCH_ARGS)
+	$(EMU) $(BUILD)/bench/bench_unload $(BENCH_ARGS) --json $(BUILD)/bench/unload.json
 	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json --plot $(BUILD)/bench/static
 	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json --plot $(BUILD)/bench/static
 	$(EMU) $(BUILD)/bench/bench_workload $(BENCH_ARGS) --json $(BUILD)/bench/workload.json --plot $(BUILD)/bench/workload

@@ -542,6 +542,7 @@ struct ULSM__P(ULSM_LSM_SET, _hook_list) {
  * ULSM_LSM_UNLOADABLE with the set's other macros, in every unit of the
  * set; docs/hook-framework.md, "Modules that come and go").
  */
+#undef ULSM__UNLOADABLE_NAME
 #ifdef ULSM_LSM_UNLOADABLE
 enum { ULSM__P(ULSM_LSM_SET, _lsm_unloadable) = 1 };
 # define ULSM__UNLOADABLE_NAME	1

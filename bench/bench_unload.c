@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What unload safety costs per dispatch (docs/hook-framework.md, "Modules
+ * that come and go"): the same hook, the same 1, 2 or 3 callbacks (each
+ * adds its argument to a global and returns 0, as in the APR hooks
+ * measurement), dispatched three ways side by side in one run:
+ *
+ *   limit       hard-coded direct calls to the callbacks, in order, each
+ *               result tested as call_int_hook does;
+ *   ulsm        a set that does not allow unloading (the default);
+ *   unloadable  the same set with ULSM_LSM_UNLOADABLE: dispatch inside a
+ *               read-side section (ulsm_read_lock/unlock, two calls into
+ *               the library, a few loads and stores).
+ *
+ * Both sets are defined in this file, with the same modules; the number
+ * of modules on is set with the toggle. Medians of interleaved rounds
+ * (bench.h); ratios to the limit of the same run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ulsm/ulsm.h>
+
+#include "bench.h"
+
+/* The set that does not allow unloading. */
+#define ULSM_LSM_SET		ux
+#define ULSM_LSM_HOOK_DEFS	"unload_hook_defs.h"
+#define MAX_LSM_COUNT		4
+#define ULSM_LSM_DEFINE
+#include <ulsm/lsm_hooks.h>
+
+/* The same, allowing unloading. */
+#undef ULSM_LSM_SET
+#define ULSM_LSM_SET		uy
+#define ULSM_LSM_UNLOADABLE
+#include <ulsm/lsm_hooks.h>
+
+static volatile long sink;
+
+#define CALLBACK(n)							\
+__attribute__((noinline)) static int cb##n(int request)			\
+{									\
+	sink += request;						\
+	return 0;							\
+}
+CALLBACK(1)
+CALLBACK(2)
+CALLBACK(3)
+
+static const struct lsm_id ids[3] = { { "m1", 1 }, { "m2", 2 }, { "m3", 3 } };
+static struct ux_hook_list ux_hooks[3] = {
+	ulsm_lsm_hook_init(ux, req_check, cb1),
+	ulsm_lsm_hook_init(ux, req_check, cb2),
+	ulsm_lsm_hook_init(ux, req_check, cb3),
+};
+static struct uy_hook_list uy_hooks[3] = {
+	ulsm_lsm_hook_init(uy, req_check, cb1),
+	ulsm_lsm_hook_init(uy, req_check, cb2),
+	ulsm_lsm_hook_init(uy, req_check, cb3),
+};
+
+#define MODULE(set, n)							\
+static int set##_init##n(void)						\
+{									\
+	return ulsm_security_add_hooks_to(set, &set##_hooks[n - 1], 1,	\
+					  &ids[n - 1]);			\
+}									\
+DEFINE_LSM_IN(set, set##_m##n) = {					\
+	.name = "m" #n, .init = set##_init##n, .id = &ids[n - 1],	\
+};
+MODULE(ux, 1)
+MODULE(ux, 2)
+MODULE(ux, 3)
+MODULE(uy, 1)
+MODULE(uy, 2)
+MODULE(uy, 3)
+
+/* The security_* functions: C around call_int_hook, as the kernel's. */
+__attribute__((noinline)) static int sec_ux(int request)
+{
+	return ulsm_call_int_hook(ux, req_check, request);
+}
+
+__attribute__((noinline)) static int sec_uy(int request)
+{
+	return ulsm_call_int_hook(uy, req_check, request);
+}
+
+__attribute__((noinline)) static int limit1(int request)
+{
+	return cb1(request);
+}
+
+__attribute__((noinline)) static int limit2(int request)
+{
+	int rc = cb1(request);
+
+	return rc ? rc : cb2(request);
+}
+
+__attribute__((noinline)) static int limit3(int request)
+{
+	int rc = cb1(request);
+
+	if (rc)
+		return rc;
+	rc = cb2(request);
+	return rc ? rc : cb3(request);
+}
+
+#define LOOP(name, fn)							\
+__attribute__((noinline)) static void name(unsigned long iters)		\
+{									\
+	long acc = 0;							\
+									\
+	for (unsigned long i = 0; i < iters; i++)			\
+		acc += fn((int)i);					\
+	if (acc)							\
+		abort();	/* every callback returns 0 */		\
+}
+LOOP(run_limit1, limit1)
+LOOP(run_limit2, limit2)
+LOOP(run_limit3, limit3)
+LOOP(run_ux, sec_ux)
+LOOP(run_uy, sec_uy)
+
+/* Modules m1..k on, the others off, in both sets. */
+static int modules_on(int k)
+{
+	int ret = 0;
+
+	for (int n = 1; n <= 3 && !ret; n++) {
+		char name[4];
+
+		snprintf(name, sizeof(name), "m%d", n);
+		ret = ulsm_lsm_toggle(&ux_hook_set, name, n <= k);
+		if (!ret)
+			ret = ulsm_lsm_toggle(&uy_hook_set, name, n <= k);
+	}
+	return ret;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench_unload [--quick] [--json FILE]\n"
+		"What a set that allows unloading pays per dispatch: ulsm and\n"
+		"ulsm unloadable against hard-coded calls, 1 to 3 modules.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static void (*const limits[3])(unsigned long) = {
+		run_limit1, run_limit2, run_limit3,
+	};
+	const char *json = NULL;
+	struct bench_cand res[3][3];
+	unsigned int rounds;
+	unsigned long iters;
+	int quick = 0, ret;
+	FILE *f = NULL;
+
+	ret = bench_options(argc, argv, usage, &quick, &json, NULL);
+	if (ret >= 0)
+		return ret;
+	rounds = quick ? 11 : 31;
+	if (ulsm_lsm_allow_toggle(&ux_hook_set) ||
+	    ulsm_lsm_allow_toggle(&uy_hook_set) ||
+	    ulsm_lsm_init(&ux_hook_set, NULL) || ulsm_lsm_init(&uy_hook_set, NULL)) {
+		fprintf(stderr, "bench_unload: init: %s\n", ulsm_last_error());
+		return 1;
+	}
+	printf("ulsm unload-safety benchmark: back end %s; the same callbacks, "
+	       "ns per dispatch (median of %u rounds)\n", ulsm_backend(), rounds);
+	printf("%-8s %12s %12s %12s %14s %18s\n", "modules", "limit", "ulsm",
+	       "unloadable", "ulsm / limit", "unloadable / limit");
+	for (int k = 1; k <= 3; k++) {
+		struct bench_cand *c = res[k - 1];
+
+		if (modules_on(k)) {
+			fprintf(stderr, "bench_unload: toggle: %s\n",
+				ulsm_last_error());
+			return 1;
+		}
+		c[0] = (struct bench_cand){ .name = "limit", .run = limits[k - 1] };
+		c[1] = (struct bench_cand){ .name = "ulsm", .run = run_ux };
+		c[2] = (struct bench_cand){ .name = "unloadable", .run = run_uy };
+		iters = bench_calibrate(run_uy, quick ? 5000000 : 20000000);
+		ret = bench_run(c, 3, rounds, iters);
+		if (ret) {
+			fprintf(stderr, "bench_unload: %d\n", ret);
+			return 1;
+		}
+		printf("%-8d %12.3f %12.3f %12.3f %14.3f %18.3f\n", k,
+		       c[0].median_ns, c[1].median_ns, c[2].median_ns,
+		       bench_ratio(c[1].median_ns, c[0].median_ns),
+		       bench_ratio(c[2].median_ns, c[0].median_ns));
+	}
+	if (json) {
+		f = bench_open("bench_unload", json);
+		if (!f)
+			return 1;
+		fprintf(f, "{\n  \"benchmark\": \"unload\",\n  \"rows\": [\n");
+		for (int k = 1; k <= 3; k++)
+			fprintf(f, "    { \"modules\": %d, \"limit_ns\": %.4f, "
+				"\"ulsm_ns\": %.4f, \"unloadable_ns\": %.4f }%s\n",
+				k, res[k - 1][0].median_ns, res[k - 1][1].median_ns,
+				res[k - 1][2].median_ns, k < 3 ? "," : "");
+		fprintf(f, "  ]\n}\n");
+		return bench_close(f, "bench_unload", json);
+	}
+	return 0;
+}
