@@ -115,7 +115,7 @@ TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 # The README's small examples, run by make check (t_examples), and the
 # demonstrations.
 SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
-		   $(BUILD)/examples/hooks
+		   $(BUILD)/examples/hooks $(BUILD)/examples/plugins/host
 EXAMPLE_BINS	:= $(SMALL_EXAMPLES) $(BUILD)/examples/keys_demo $(BUILD)/examples/lsm_demo
 STRESS_ARGS	?= --flips 100000 --threads 3
 
@@ -176,9 +176,9 @@ $(BUILD)/ulsm-uninstalled.pc: ulsm-uninstalled.pc.in Makefile
 
 TEST_DEPS	:= tests/tap.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 
-$(BUILD)/tests/%.t: tests/%.c $(TEST_DEPS)
+$(BUILD)/tests/%.t: tests/%.c $(TEST_DEPS) $(wildcard tests/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -Isrc $(CFLAGS_ALL) -fPIE -pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
 # Hook-framework tests share the test hook set and its modules.
 $(BUILD)/tests/t_lsm_%.t: tests/t_lsm_%.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS)
@@ -514,6 +514,27 @@ demo: $(BUILD)/examples/lsm_demo
 # Static keys flipped while threads run them.
 demo-keys: $(BUILD)/examples/keys_demo
 	$(EMU) $(BUILD)/examples/keys_demo $(DEMO_ARGS)
+
+# A request server whose modules are plug-ins, loaded, unloaded and
+# reloaded while its threads dispatch (examples/plugins/), built as
+# t_lsm_plugins is: the host defines the set and exports it to the
+# plug-ins (-rdynamic), and finds libulsm.so through its rpath; each
+# plug-in is a shared object linked with libulsm.so. make demo-plugins
+# runs its selftest (DEMO_ARGS=-v shows each reload).
+RQ_DEPS		:= examples/plugins/req.h examples/plugins/req_hooks.h $(HEADERS) $(CONFIG_H)
+RQ_PLUGINS	:= $(addprefix $(BUILD)/examples/plugins/,mod_ratelimit.so mod_deny_admin.so mod_audit.so)
+$(RQ_PLUGINS): $(BUILD)/examples/plugins/%.so: examples/plugins/%.c $(RQ_DEPS) $(BUILD)/libulsm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Iexamples/plugins $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
+
+$(BUILD)/examples/plugins/host: examples/plugins/host.c $(RQ_DEPS) $(BUILD)/libulsm.so $(RQ_PLUGINS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Iexamples/plugins $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
+		-Wl,-rpath,'$$ORIGIN/../..' -rdynamic $(LDLIBS_ALL)
+
+.PHONY: demo-plugins
+demo-plugins: $(BUILD)/examples/plugins/host
+	$(EMU) $(BUILD)/examples/plugins/host --selftest $(DEMO_ARGS)
 
 # --- install ------------------------------------------------------------
 #

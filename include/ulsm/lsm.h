@@ -81,6 +81,9 @@ enum ulsm_blob_type {
 	ULSM_BLOB_TYPES
 };
 
+/* The most object types a set may declare (ULSM_LSM_BLOB_DEFS). */
+#define ULSM_BLOB_TYPES_MAX	16
+
 struct lsm_blob_sizes {
 	int lbs_cred;
 	int lbs_file;
@@ -157,7 +160,8 @@ struct lsm_info {
 	unsigned long flags;
 	int *enabled;			/* NULL: on when listed */
 	int (*init)(void);
-	struct lsm_blob_sizes *blobs;
+	void *blobs;			/* struct lsm_blob_sizes, or the
+					   set's struct S_blob_sizes */
 	const struct lsm_id *id;	/* for introspection and toggling */
 	/* filled by the framework */
 	struct ulsm_hook_set *set;
@@ -182,6 +186,8 @@ struct ulsm_hook_set {
 	const struct ulsm_hook_entry *entries;	/* nhooks; NULL: no entries */
 	const char *signature;		/* the hook list, as text */
 	int unloadable;			/* ULSM_LSM_UNLOADABLE */
+	unsigned int nblobs;		/* 0: the kernel's four types */
+	const char *const *blob_names;	/* nblobs names */
 };
 
 /**
@@ -343,12 +349,13 @@ const struct lsm_id *ulsm_lsm_slot_owner(struct ulsm_hook_set *set,
 /**
  * ulsm_lsm_blob_size - total blob size of an object type
  * @set:  the hook set
- * @type: an enum ulsm_blob_type
+ * @type: an enum ulsm_blob_type, or the set's S_blob_NAME when it declares
+ *        its own types (ULSM_LSM_BLOB_DEFS, <ulsm/lsm_hooks.h>)
  *
  * Return: the size in bytes, 0 to INT_MAX (0 if no module asked), or
- * -EINVAL.
+ * -EINVAL (also for a type the set does not have).
  */
-int ulsm_lsm_blob_size(struct ulsm_hook_set *set, enum ulsm_blob_type type);
+int ulsm_lsm_blob_size(struct ulsm_hook_set *set, int type);
 
 /**
  * ulsm_lsm_blob_alloc - allocate a zeroed blob of an object type
@@ -358,8 +365,7 @@ int ulsm_lsm_blob_size(struct ulsm_hook_set *set, enum ulsm_blob_type type);
  *
  * Return: 0, -ENOMEM or -EINVAL.
  */
-int ulsm_lsm_blob_alloc(struct ulsm_hook_set *set, enum ulsm_blob_type type,
-			void **blob);
+int ulsm_lsm_blob_alloc(struct ulsm_hook_set *set, int type, void **blob);
 
 /* ulsm_lsm_blob_free - free a blob and clear the pointer */
 void ulsm_lsm_blob_free(void **blob);

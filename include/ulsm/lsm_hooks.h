@@ -551,6 +551,30 @@ enum { ULSM__P(ULSM_LSM_SET, _lsm_unloadable) = 0 };
 # define ULSM__UNLOADABLE_NAME	0
 #endif
 
+/*
+ * The set's own blob types, if it declares them (ULSM_LSM_BLOB_DEFS: a
+ * file of LSM_BLOB(name) lines), instead of the kernel's four: an index
+ * S_blob_NAME for each (what ulsm_lsm_blob_size(), ulsm_lsm_blob_alloc()
+ * and lsm_alloc_blob_hooks() take), S_blob_types, and the modules'
+ * request struct S_blob_sizes { int lbs_NAME; ... } (an lsm_info's .blobs).
+ */
+#ifdef ULSM_LSM_BLOB_DEFS
+enum {
+#define LSM_BLOB(NAME)	ULSM__P(ULSM_LSM_SET, _blob_##NAME),
+#include ULSM_LSM_BLOB_DEFS
+#undef LSM_BLOB
+	ULSM__P(ULSM_LSM_SET, _blob_types)
+};
+struct ULSM__P(ULSM_LSM_SET, _blob_sizes) {
+#define LSM_BLOB(NAME)	int lbs_##NAME;
+#include ULSM_LSM_BLOB_DEFS
+#undef LSM_BLOB
+};
+ULSM__STATIC_ASSERT(ULSM__P(ULSM_LSM_SET, _blob_types) <= ULSM_BLOB_TYPES_MAX,
+		    "ULSM_LSM_BLOB_DEFS: more blob types than "
+		    "ULSM_BLOB_TYPES_MAX");
+#endif
+
 /* The callback type of each hook, for its slots' trampolines. */
 #define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
 	typedef RET ULSM__P(ULSM_LSM_SET, _hook_fn_##NAME)(__VA_ARGS__);
@@ -658,6 +682,11 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 	#RET " " #NAME "(" #__VA_ARGS__ ");"
 #include ULSM_LSM_HOOK_DEFS
 #undef LSM_HOOK
+#ifdef ULSM_LSM_BLOB_DEFS
+#define LSM_BLOB(NAME)	"blob " #NAME ";"
+#include ULSM_LSM_BLOB_DEFS
+#undef LSM_BLOB
+#endif
 	"";
 
 /*
@@ -835,6 +864,14 @@ static const char *const ULSM__P(ULSM_LSM_SET, _hook_names)[] = {
 # define ULSM_LSM_BUILTIN_ORDER NULL
 #endif
 
+#ifdef ULSM_LSM_BLOB_DEFS
+static const char *const ULSM__P(ULSM_LSM_SET, _blob_names)[] = {
+#define LSM_BLOB(NAME)	#NAME,
+#include ULSM_LSM_BLOB_DEFS
+#undef LSM_BLOB
+};
+#endif
+
 const char ULSM__DEFINE_REF(ULSM_LSM_SET) = 0;
 
 struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
@@ -853,6 +890,10 @@ struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 	.entries = ULSM__P(ULSM_LSM_SET, _lsm_sealed).entry,
 	.signature = ULSM__P(ULSM_LSM_SET, _lsm_signature),
 	.unloadable = ULSM__P(ULSM_LSM_SET, _lsm_unloadable),
+#ifdef ULSM_LSM_BLOB_DEFS
+	.nblobs = ULSM__P(ULSM_LSM_SET, _blob_types),
+	.blob_names = ULSM__P(ULSM_LSM_SET, _blob_names),
+#endif
 };
 
 #undef ULSM_LSM_BUILTIN_ORDER

@@ -9,23 +9,30 @@
 
 #include "lsm_internal.h"
 
-static int *blob_field(struct lsm_blob_sizes *b, int type)
+/*
+ * A module's requests, and after ulsm_lsm_init() its offsets: one int per
+ * type of the set, in the order of its types. struct lsm_blob_sizes is
+ * the kernel's four ints, in the order of enum ulsm_blob_type; a set's
+ * own struct S_blob_sizes has one int per LSM_BLOB line.
+ */
+static int *blob_field(void *b, int type)
 {
-	switch (type) {
-	case ULSM_BLOB_CRED:
-		return &b->lbs_cred;
-	case ULSM_BLOB_FILE:
-		return &b->lbs_file;
-	case ULSM_BLOB_INODE:
-		return &b->lbs_inode;
-	default:
-		return &b->lbs_task;
-	}
+	return &((int *)b)[type];
 }
 
-static const char *const blob_names[ULSM_BLOB_TYPES] = {
+static const char *const kernel_blob_names[ULSM_BLOB_TYPES] = {
 	"cred", "file", "inode", "task",
 };
+
+int ulsm_lsm_blob_types(const struct ulsm_hook_set *set)
+{
+	return set->nblobs ? (int)set->nblobs : ULSM_BLOB_TYPES;
+}
+
+const char *ulsm_lsm_blob_name(const struct ulsm_hook_set *set, int type)
+{
+	return set->nblobs ? set->blob_names[type] : kernel_blob_names[type];
+}
 
 /*
  * The kernel's lsm_set_blob_size, for every type of @m at once: each
@@ -40,12 +47,12 @@ static const char *const blob_names[ULSM_BLOB_TYPES] = {
  */
 int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m)
 {
-	const int align = (int)sizeof(void *);
-	int offset[ULSM_BLOB_TYPES], total[ULSM_BLOB_TYPES];
+	const int align = (int)sizeof(void *), types = ulsm_lsm_blob_types(m->set);
+	int offset[ULSM_BLOB_TYPES_MAX], total[ULSM_BLOB_TYPES_MAX];
 
 	if (!m->blobs)
 		return 0;
-	for (int t = 0; t < ULSM_BLOB_TYPES; t++) {
+	for (int t = 0; t < types; t++) {
 		int need = *blob_field(m->blobs, t), at;
 
 		total[t] = st->blob_sizes[t];
@@ -53,7 +60,8 @@ int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m)
 		if (need < 0)
 			return ulsm_error(-EINVAL, "module %s: negative %s blob "
 					  "size %d (-EINVAL); module off",
-					  m->name, blob_names[t], need);
+					  m->name, ulsm_lsm_blob_name(m->set, t),
+					  need);
 		if (!need)
 			continue;
 		if (__builtin_add_overflow(total[t], align - 1, &at) ||
@@ -61,11 +69,12 @@ int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m)
 			return ulsm_error(-EOVERFLOW, "module %s: a %s blob of %d "
 					  "bytes after the other modules' %d "
 					  "would pass INT_MAX (-EOVERFLOW); "
-					  "module off", m->name, blob_names[t],
-					  need, st->blob_sizes[t]);
+					  "module off", m->name,
+					  ulsm_lsm_blob_name(m->set, t), need,
+					  st->blob_sizes[t]);
 		offset[t] = at & ~(align - 1);
 	}
-	for (int t = 0; t < ULSM_BLOB_TYPES; t++) {
+	for (int t = 0; t < types; t++) {
 		if (offset[t] < 0)
 			continue;
 		*blob_field(m->blobs, t) = offset[t];
@@ -74,16 +83,17 @@ int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m)
 	return 0;
 }
 
-ULSM_API int ulsm_lsm_blob_size(struct ulsm_hook_set *set,
-				enum ulsm_blob_type type)
+ULSM_API int ulsm_lsm_blob_size(struct ulsm_hook_set *set, int type)
 {
-	if (!set || (int)type < 0 || type >= ULSM_BLOB_TYPES)
-		return ulsm_error(-EINVAL, "ulsm_lsm_blob_size: bad arguments");
+	if (!set || type < 0 || type >= ulsm_lsm_blob_types(set))
+		return ulsm_error(-EINVAL, "ulsm_lsm_blob_size: %s%s has no "
+				  "blob type %d", set ? "set " : "no set",
+				  set ? set->name : "", type);
 	return set->state ? set->state->blob_sizes[type] : 0;
 }
 
-ULSM_API int ulsm_lsm_blob_alloc(struct ulsm_hook_set *set,
-				 enum ulsm_blob_type type, void **blob)
+ULSM_API int ulsm_lsm_blob_alloc(struct ulsm_hook_set *set, int type,
+				 void **blob)
 {
 	int size = ulsm_lsm_blob_size(set, type);
 

@@ -76,7 +76,7 @@ struct ulsm_lsm_state {
 	struct lsm_info *modules;	/* registration order */
 	struct lsm_info **ordered;
 	size_t nordered;
-	int blob_sizes[ULSM_BLOB_TYPES];
+	int blob_sizes[ULSM_BLOB_TYPES_MAX];
 	char *list;			/* active modules, comma-separated */
 	struct ulsm_lsm_note *notes;	/* why modules are not active */
 };
@@ -148,6 +148,9 @@ void ulsm_lsm_watch_exit(struct ulsm_hook_set *set);
  * negative request) with nothing changed, explained by ulsm_error().
  */
 int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m);
+/* How many blob types @set has, and the name of one. */
+int ulsm_lsm_blob_types(const struct ulsm_hook_set *set);
+const char *ulsm_lsm_blob_name(const struct ulsm_hook_set *set, int type);
 
 /* --- sealing, and the keys the public API must leave alone (seal.c) -- */
 
