@@ -140,7 +140,7 @@ $(BUILD)/%.o: %.c $(HEADERS) $(CONFIG_H) $(LIB_HEADERS)
 # with it the fork handlers and the dump at exit.
 $(BUILD)/libulsm-all.o: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -r -nostdlib -o $@ $^
+	$(CC) -r -nostdlib -o $@ $^
 
 $(STATIC_LIB): $(BUILD)/libulsm-all.o
 	@mkdir -p $(dir $@)
