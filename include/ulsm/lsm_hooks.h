@@ -366,7 +366,7 @@ do {									\
  */
 #define ULSM__FOR_EACH_HOOK(SET, scall, HOOK)				\
 	for (int ULSM__CAT(ulsm__rd, __LINE__)				\
-		__attribute__((cleanup(ulsm__read_leave))) =		\
+		__attribute__((unused, cleanup(ulsm__read_leave))) =	\
 		ulsm__read_enter(SET##_lsm_unloadable),			\
 	     ULSM__CAT(ulsm__once, __LINE__) = 1;			\
 	     ULSM__CAT(ulsm__once, __LINE__);				\

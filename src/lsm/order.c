@@ -282,6 +282,7 @@ static void append(struct ulsm_lsm_state *st, const struct module_index *x,
 		   struct lsm_info *m, const char *from)
 {
 	if (index_removed(x, m)) {
+		m->ulsm_state = MOD_OFF;
 		ulsm_lsm_note(m->set, m->name, false, "removed by \"!%s\" in "
 			      "the order (%s)", m->name, from);
 		return;
@@ -524,7 +525,7 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	ret = 0;
 	list_fill(st, list);
 	ulsm_lsm_watch_exit(set);
-	ulsm_debug("set %s: %s", set->name, st->list);
+	ulsm_debug("set %s: %s", set->name, *st->list ? st->list : "(none)");
 out:
 	index_free(&x);
 	ulsm_lsm_unlock();

@@ -109,18 +109,61 @@ void ulsm_lsm_plan_commit(const struct slot_plan *p)
 	}
 }
 
+/* Queue the slots' calls from their targets now to @fn (NULL: none). */
+static int queue_calls(struct lsm_static_call **slot, void **fn, int n,
+		       struct ulsm_batch *b)
+{
+	bool first;
+	int ret = 0;
+
+	for (int i = 0; i < n && !ret; i++)
+		if (arch_protocol != ULSM_PROTO_NONE)
+			ret = ulsm_call_queue(slot[i]->key,
+					(uintptr_t)slot[i]->trampoline,
+					fn ? fn[i] : NULL, b, &first,
+					&ulsm_kind_hook_site);
+	return ret;
+}
+
+static void store_targets(struct lsm_static_call **slot, void **fn, int n)
+{
+	for (int i = 0; i < n; i++)
+		__atomic_store_n(&slot[i]->key->func, fn ? fn[i] : NULL,
+				 __ATOMIC_RELEASE);
+}
+
 /*
- * Fill @n planned slots in one batch: static calls, then the keys and the
- * hooks' entries. The targets are stored before the batch: the trampolines'
- * indirect form jumps through them, and so do the entries' stubs (an entry
- * that reaches a new slot mid-batch, or a callback out of rel32 reach).
+ * Where the protocol makes one word at a time atomic (aarch64), a thread
+ * may see a slot's key turned on before it sees the slot's trampoline or
+ * call site aimed at the new callback: the old target, for an empty slot
+ * the trampoline's "ret", returns the hook's first argument as its
+ * result. So there the calls go first, in a batch of their own, whose end
+ * (cache maintenance, then a core sync) every thread has passed before
+ * the keys change. The breakpoint protocol (x86-64) shows a whole batch
+ * at once (a thread meets the breakpoint on every site, or the new
+ * instruction), so one batch is enough there.
+ */
+static bool calls_first(void)
+{
+	return arch_protocol == ULSM_PROTO_ATOMIC_WORD;
+}
+
+/*
+ * Fill @n planned slots: static calls, then the keys and the hooks'
+ * entries, in one batch (two where calls_first()). The targets are stored
+ * before the batch: the trampolines' indirect form jumps through them,
+ * and so do the entries' stubs (an entry that reaches a new slot
+ * mid-batch, or a callback out of rel32 reach). All or nothing: on
+ * failure the slots are as they were (off, with no target), or, if even
+ * the calls' undo failed, off with their new target, which nothing
+ * reaches and from which the next change starts.
  */
 static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 		      void **fn, int n)
 {
 	struct ulsm_batch b = ULSM_BATCH_INIT;
 	struct slot_plan plan;
-	bool first;
+	bool calls_done = false;
 	int ret;
 
 	if (ulsm_lsm_plan_begin(&plan, set))
@@ -137,23 +180,33 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 	ret = ulsm_update_lock();
 	if (ret)
 		goto out;
-	for (int i = 0; i < n && !ret; i++)
-		if (arch_protocol != ULSM_PROTO_NONE)
-			ret = ulsm_call_queue(slot[i]->key,
-					(uintptr_t)slot[i]->trampoline,
-					fn[i], &b, &first, &ulsm_kind_hook_site);
+	ret = queue_calls(slot, fn, n, &b);
+	if (!ret && calls_first()) {
+		store_targets(slot, fn, n);
+		ret = ulsm_batch_apply(&b);
+		if (ret)
+			store_targets(slot, NULL, n);
+		calls_done = !ret;
+		ulsm_batch_free(&b);
+	}
 	if (!ret)
 		ret = ulsm_lsm_plan_queue(&plan, &b);
 	if (!ret) {
-		for (int i = 0; i < n; i++)
-			__atomic_store_n(&slot[i]->key->func, fn[i],
-					 __ATOMIC_RELEASE);
+		store_targets(slot, fn, n);
 		ret = ulsm_batch_apply(&b);
-		for (int i = 0; i < n; i++)
-			__atomic_store_n(&slot[i]->key->func, ret ? NULL : fn[i],
-					 __ATOMIC_RELEASE);
 		if (!ret)
 			ulsm_lsm_plan_commit(&plan);
+	}
+	if (ret && calls_done) {
+		/* The keys did not change: take the calls back. */
+		struct ulsm_batch undo = ULSM_BATCH_INIT;
+
+		if (!queue_calls(slot, NULL, n, &undo) &&
+		    !ulsm_batch_apply(&undo))
+			store_targets(slot, NULL, n);
+		ulsm_batch_free(&undo);
+	} else if (ret) {
+		store_targets(slot, NULL, n);
 	}
 	ulsm_unlock();
 out:
