@@ -131,8 +131,16 @@ int ulsm_lsm_choose_slot(struct ulsm_hook_set *set,
 			 const struct lsm_position *p,
 			 const struct lsm_static_call *scalls,
 			 struct lsm_static_call *const *planned, int nplanned);
-/* The active modules in order, comma-separated, into a new string. */
+/*
+ * The active modules in place order, comma-separated: into @s, which has
+ * room for every module's name and a separator (list_write), or into a
+ * new string (list_build, NULL without memory).
+ */
+void ulsm_lsm_list_write(struct ulsm_hook_set *set, char *s);
 char *ulsm_lsm_list_build(struct ulsm_hook_set *set);
+/* One batch: every slot of module @name on or off (the toggle's). */
+int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
+			   bool on);
 /* A module registered after ulsm_lsm_init(): bring it up. Lock held. */
 int ulsm_lsm_arrive(struct ulsm_hook_set *set, struct lsm_info *m);
 /* Keep @m's object loaded for good (RTLD_NODELETE). Lock held. */

@@ -395,24 +395,11 @@ static char *list_alloc(struct ulsm_lsm_state *st)
 	return ulsm_malloc(len);
 }
 
-static void list_fill(struct ulsm_lsm_state *st, char *s)
+static void list_fill(struct ulsm_hook_set *set, char *s)
 {
-	size_t at = 0;
-
-	for (size_t i = 0; i < st->nordered; i++) {
-		const char *name = st->ordered[i]->name;
-		size_t n = strlen(name);
-
-		if (st->ordered[i]->ulsm_state != MOD_ACTIVE)
-			continue;
-		if (at)
-			s[at++] = ',';
-		memcpy(s + at, name, n);
-		at += n;
-	}
-	s[at] = '\0';
-	ulsm_free(st->list);
-	st->list = s;
+	ulsm_lsm_list_write(set, s);
+	ulsm_free(set->state->list);
+	set->state->list = s;
 }
 
 ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
@@ -523,7 +510,7 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	}
 	/* A module's init failing is the module's failure, not the set's. */
 	ret = 0;
-	list_fill(st, list);
+	list_fill(set, list);
 	ulsm_lsm_watch_exit(set);
 	ulsm_debug("set %s: %s", set->name, *st->list ? st->list : "(none)");
 out:

@@ -148,29 +148,44 @@ int ulsm_lsm_choose_slot(struct ulsm_hook_set *set,
 	return s < lo ? lo : s;
 }
 
+/* Append @name to the list being written at @s + *@at. */
+static void list_put(char *s, size_t *at, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (*at)
+		s[(*at)++] = ',';
+	memcpy(s + *at, name, n);
+	*at += n;
+}
+
+void ulsm_lsm_list_write(struct ulsm_hook_set *set, char *s)
+{
+	struct ulsm_lsm_state *st = set->state;
+	size_t at = 0;
+
+	for (size_t i = 0; i < st->npos; i++)
+		if (st->pos[i].cls != POS_REMOVED && active(st, st->pos[i].name))
+			list_put(s, &at, st->pos[i].name);
+	/* Without memory for their places, in registration order. */
+	for (struct lsm_info *m = st->modules; m; m = m->next)
+		if (m->ulsm_state == MOD_ACTIVE &&
+		    !ulsm_lsm_position_of(st, m->name))
+			list_put(s, &at, m->name);
+	s[at] = '\0';
+}
+
 char *ulsm_lsm_list_build(struct ulsm_hook_set *set)
 {
 	struct ulsm_lsm_state *st = set->state;
-	size_t len = 1, at = 0;
+	size_t len = 1;
 	char *s;
 
-	for (size_t i = 0; i < st->npos; i++)
-		len += strlen(st->pos[i].name) + 1;
+	for (struct lsm_info *m = st->modules; m; m = m->next)
+		len += strlen(m->name) + 1;
 	s = ulsm_malloc(len);
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < st->npos; i++) {
-		const char *name = st->pos[i].name;
-		size_t n = strlen(name);
-
-		if (st->pos[i].cls == POS_REMOVED || !active(st, name))
-			continue;
-		if (at)
-			s[at++] = ',';
-		memcpy(s + at, name, n);
-		at += n;
-	}
-	s[at] = '\0';
+	if (s)
+		ulsm_lsm_list_write(set, s);
 	return s;
 }
 

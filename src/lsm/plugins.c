@@ -109,32 +109,6 @@ static bool owned_by(const struct lsm_static_call *s, const struct lsm_info *m)
 	return s->hl && !strcmp(s->hl->lsmid->name, m->name);
 }
 
-/* One batch: every slot of @m on or off (the slot plan). */
-static int switch_slots(struct ulsm_hook_set *set, const struct lsm_info *m,
-			bool on)
-{
-	struct ulsm_batch b = ULSM_BATCH_INIT;
-	struct slot_plan plan = { 0 };
-	int ret = ulsm_lsm_plan_begin(&plan, set);
-
-	for (size_t i = 0; !ret && i < plan.n; i++)
-		if (owned_by(&set->table[i], m))
-			plan.on[i] = on;
-	if (!ret)
-		ret = ulsm_update_lock();
-	if (!ret) {
-		ret = ulsm_lsm_plan_queue(&plan, &b);
-		if (!ret)
-			ret = ulsm_batch_apply(&b);
-		if (!ret)
-			ulsm_lsm_plan_commit(&plan);
-		ulsm_unlock();
-	}
-	ulsm_batch_free(&b);
-	ulsm_lsm_plan_end(&plan);
-	return ret;
-}
-
 /*
  * Empty @m's slots (their keys are off): their calls go back to no
  * target, in one batch, so that a module that takes a slot later is never
@@ -253,7 +227,7 @@ ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 	}
 	if (m->ulsm_state == MOD_ACTIVE) {
 		/* 1. Its slots off: no dispatch that starts now reaches it. */
-		while ((ret = switch_slots(set, m, false)))
+		while ((ret = ulsm_lsm_switch_module(set, m->name, false)))
 			retry(set, m, "turning its slots off", ret);
 		m->ulsm_state = MOD_OFF;
 		list_update(set);

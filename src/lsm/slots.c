@@ -7,6 +7,7 @@
  * only say which slots change; the plan works out the keys.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "lsm_internal.h"
 
@@ -279,5 +280,35 @@ out:
 	ulsm_lsm_unlock();
 	ulsm_free(slot);
 	ulsm_free(fn);
+	return ret;
+}
+
+static bool owned_by(const struct lsm_static_call *s, const char *name)
+{
+	return s->hl && !strcmp(s->hl->lsmid->name, name);
+}
+
+int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
+			   bool on)
+{
+	struct ulsm_batch b = ULSM_BATCH_INIT;
+	struct slot_plan plan = { 0 };
+	int ret = ulsm_lsm_plan_begin(&plan, set);
+
+	for (size_t i = 0; !ret && i < plan.n; i++)
+		if (owned_by(&set->table[i], name))
+			plan.on[i] = on;
+	if (!ret)
+		ret = ulsm_update_lock();
+	if (!ret) {
+		ret = ulsm_lsm_plan_queue(&plan, &b);
+		if (!ret)
+			ret = ulsm_batch_apply(&b);
+		if (!ret)
+			ulsm_lsm_plan_commit(&plan);
+		ulsm_unlock();
+	}
+	ulsm_batch_free(&b);
+	ulsm_lsm_plan_end(&plan);
 	return ret;
 }

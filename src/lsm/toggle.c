@@ -11,18 +11,10 @@
 
 #include "lsm_internal.h"
 
-static bool owned_by(const struct lsm_static_call *s, const char *name)
-{
-	return s->hl && !strcmp(s->hl->lsmid->name, name);
-}
-
 ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
 			     bool enable)
 {
-	struct ulsm_batch b = ULSM_BATCH_INIT;
-	struct slot_plan plan = { 0 };
 	struct lsm_info *m;
-	size_t n = set ? set->nhooks * set->slots : 0;
 	int ret;
 
 	if (!set || !name)
@@ -39,24 +31,8 @@ ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
 				 set->name, name);
 		goto out;
 	}
-	ret = ulsm_lsm_plan_begin(&plan, set);
-	if (ret)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (owned_by(&set->table[i], name))
-			plan.on[i] = enable;
-	ret = ulsm_update_lock();
-	if (ret)
-		goto out;
-	ret = ulsm_lsm_plan_queue(&plan, &b);
-	if (!ret)
-		ret = ulsm_batch_apply(&b);
-	if (!ret)
-		ulsm_lsm_plan_commit(&plan);
-	ulsm_unlock();
+	ret = ulsm_lsm_switch_module(set, name, enable);
 out:
-	ulsm_batch_free(&b);
-	ulsm_lsm_plan_end(&plan);
 	ulsm_lsm_unlock();
 	/*
 	 * Off, in a set that allows unloading: return only when no thread is
