@@ -303,7 +303,11 @@ $(BUILD)/tests/t_dump.t: tests/t_dump.c tests/lsm/test_lsm.c tests/lsm/test_lsm.
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/t_fault_walk.t: tests/t_fault_walk.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h tests/maps.h $(TEST_DEPS) $(BUILD)/tests/plugin_walk.so
+$(BUILD)/tests/plugin_late.so: tests/plugin_late.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests/lsm $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/t_fault_walk.t: tests/t_fault_walk.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h tests/maps.h $(TEST_DEPS) $(BUILD)/tests/plugin_walk.so $(BUILD)/tests/plugin_late.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
 

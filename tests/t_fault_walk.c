@@ -16,10 +16,12 @@
  *
  * The operations: a key flip, a static-call update, a toggle of a module
  * with 12 hooks, a module's security_add_hooks (through ulsm_lsm_init),
- * and the registration of a dlopen()ed plug-in (whose sites follow a key
+ * the registration of a dlopen()ed plug-in (whose sites follow a key
  * that is enabled before it is loaded: if registering fails, the plug-in
  * must be pending, its sites as compiled, and the next update must bring
- * it in line).
+ * it in line), and a module that arrives in a plug-in after
+ * ulsm_lsm_init() (refused with every site as before, or up in its
+ * place).
  *
  * A second walk fails every call from N on ("persistent"): a rollback
  * whose writes keep failing strands the batch (docs/patching-protocol.md);
@@ -175,11 +177,13 @@ struct plugin {
 
 static struct plugin plug;
 
-enum op { OP_FLIP, OP_CALL, OP_TOGGLE, OP_ADD_HOOKS, OP_DLOPEN, OP_N };
+enum op { OP_FLIP, OP_CALL, OP_TOGGLE, OP_ADD_HOOKS, OP_DLOPEN, OP_ARRIVE,
+	  OP_N };
 
 static const char *const op_name[OP_N] = {
 	"key flip", "static-call update", "toggle of a 12-hook module",
 	"security_add_hooks (ulsm_lsm_init)", "dlopen registration",
+	"a module's late arrival (dlopen after init)",
 };
 
 /*
@@ -218,9 +222,29 @@ static void setup(enum op op)
 		if (static_branch_enable(&main_key))
 			_exit(93);
 		break;
+	case OP_ARRIVE:
+		/* "late" is listed: its place is kept until it arrives. */
+		if (ulsm_lsm_init(&tl_hook_set, "alpha,late") ||
+		    ulsm_lsm_module_active(&tl_hook_set, "alpha") != 1)
+			_exit(96);
+		break;
 	default:
 		break;
 	}
+}
+
+/* A module arriving after init: 0 if it came up, else -EIO (refused). */
+static int arrive(void)
+{
+	char path[PATH_MAX];
+	const char *dir = getenv("ULSM_TEST_PLUGIN_DIR");
+
+	snprintf(path, sizeof(path), "%s/plugin_late.so", dir ? dir : ".");
+	if (!dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
+		printf("# dlopen: %s\n", dlerror());
+		return -ENOENT;
+	}
+	return ulsm_lsm_module_active(&tl_hook_set, "late") == 1 ? 0 : -EIO;
 }
 
 static int load_plugin(void)
@@ -254,6 +278,8 @@ static int run(enum op op)
 		return init_set();
 	case OP_DLOPEN:
 		return load_plugin();
+	case OP_ARRIVE:
+		return arrive();
 	default:
 		return -EINVAL;
 	}
@@ -280,6 +306,10 @@ static bool effect_seen(enum op op)
 	case OP_DLOPEN:
 		return plug.main_unlikely() == 1 && plug.main_likely() == 1 &&
 		       plug.own() == 0;
+	case OP_ARRIVE:
+		tl_trace_reset();
+		call_int_hook(file_open, &f);
+		return strstr(tl_trace, "alpha:file_open late:file_open") != NULL;
 	default:
 		return false;
 	}
@@ -345,6 +375,12 @@ static void disarm(void)
 	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
 }
 
+static void quiet(const char *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+}
+
 /* The child's part: set up, fail call @n (0: none) with @err, check. */
 static int child(enum op op, const struct mode *m, unsigned long n,
 		 bool persistent, int err, int count_fd)
@@ -356,6 +392,8 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 		_exit(94);
 	if (!getenv("ULSM_DEBUG") && !freopen("/dev/null", "w", stderr))
 		_exit(97);	/* the library's own notices, expected here */
+	if (!getenv("ULSM_DEBUG"))
+		ulsm_set_log(quiet, NULL);	/* not into TAP comments */
 	setup(op);
 	start_workers();
 	if (count_fd >= 0)
@@ -429,14 +467,15 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 			bad("an object is still pending after an update");
 		if (op == OP_DLOPEN && !effect_seen(op))
 			bad("after the next update the plug-in is not in line");
-		if (persistent && ret && op != OP_DLOPEN && op != OP_ADD_HOOKS) {
+		if (persistent && ret && op != OP_DLOPEN && op != OP_ADD_HOOKS &&
+		    op != OP_ARRIVE) {
 			/* Do it again; it must work now. */
 			again = run(op);
 			if (again || !effect_seen(op))
 				bad("after recovery the operation fails: %d",
 				    again);
 		}
-	} else if (op != OP_ADD_HOOKS) {
+	} else if (op != OP_ADD_HOOKS && op != OP_ARRIVE) {
 		int again = run(op);
 
 		take(&now);
