@@ -130,6 +130,8 @@ static void one_thread(void)
 	int bad = 0;
 
 	is_int(ulsm_lsm_allow_toggle(&pg_hook_set), 0, "toggling allowed");
+	is_int(ulsm_lsm_allow_plugins(&pg_hook_set), 0,
+	       "plug-ins allowed, even once sealed");
 	is_int(ulsm_lsm_init(&pg_hook_set, NULL), 0, "init (acl,tog,rate,"
 	       "audit,slow: only acl and tog are there)");
 	ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,tog"), "  %s",
@@ -313,5 +315,23 @@ int main(int argc, char **argv)
 		ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,tog,audit"),
 		   "  the set is back as it was: %s",
 		   ulsm_lsm_list(&pg_hook_set));
+
+	/* Sealed, but opened to plug-ins before: they still come and go. */
+	is_int(ulsm_lsm_seal(&pg_hook_set), 0, "sealed");
+	is_int(ulsm_lsm_allow_toggle(&pg_hook_set), -EPERM,
+	       "  the opt-ins are closed");
+	{
+		void *rate = load("rate");
+
+		ok(rate && ulsm_lsm_module_active(&pg_hook_set, "rate") == 1 &&
+		   check(7) == -EACCES, "  a plug-in arrives in the sealed "
+		   "set: %s", ulsm_lsm_list(&pg_hook_set));
+		if (rate)
+			dlclose(rate);
+		if (unloads("rate"))
+			ok(check(7) == 0 && !strcmp(ulsm_lsm_list(&pg_hook_set),
+						    "acl,tog,audit"),
+			   "  and leaves it: %s", ulsm_lsm_list(&pg_hook_set));
+	}
 	return done_testing();
 }

@@ -87,6 +87,15 @@ static int check(int request)
 	return call_int_hook(request_check, request);
 }
 
+static char log_seen[512];
+
+/* The library's messages, into log_seen (ulsm_set_log). */
+static void log_to(const char *msg, void *arg)
+{
+	(void)arg;
+	snprintf(log_seen, sizeof(log_seen), "%s", msg);
+}
+
 /* Standard error around @fn, into @buf. */
 static void *captured(void *(*fn)(const char *), const char *arg, char *buf,
 		      size_t len)
@@ -174,6 +183,23 @@ int main(void)
 		dlclose(h);
 	is_int(check(7), -EACCES, "after dlclose(), a set that does not allow "
 	       "unloading keeps the module (its object is pinned)");
+
+	/* Sealed, and not opened to plug-ins: a late module is refused. */
+	{
+		static struct lsm_info late2 = { .name = "late2" };
+
+		is_int(ulsm_lsm_seal(&pb_hook_set), 0, "the set is sealed");
+		log_seen[0] = '\0';
+		ulsm_set_log(log_to, NULL);
+		is_int(ulsm_lsm_register(&late2, &pb_hook_set), -EPERM,
+		       "  a module arriving now is refused");
+		ulsm_set_log(NULL, NULL);
+		ok(strstr(log_seen, "module late2 is not active") != NULL,
+		   "  and reported (ulsm_set_log): %s", log_seen);
+		why = ulsm_lsm_module_reason(&pb_hook_set, "late2");
+		ok(why && strstr(why, "sealed"), "  and says why: %s",
+		   why ? why : "(none)");
+	}
 
 	/* A host without -rdynamic: the plug-in's error names the fix. */
 	emu = getenv("ULSM_EMU");

@@ -282,6 +282,21 @@ int ulsm_lsm_seal(struct ulsm_hook_set *set);
 int ulsm_lsm_allow_toggle(struct ulsm_hook_set *set);
 
 /**
+ * ulsm_lsm_allow_plugins - opt in to modules that arrive after sealing
+ * @set: the hook set
+ *
+ * A sealed set refuses a module that arrives later, and pins the objects
+ * of its modules. One opened to plug-ins before sealing goes on taking
+ * and releasing modules once sealed, so its memory stays writable: the
+ * module that arrives or leaves writes its slots' calls, keys and
+ * owners. Sealing it then closes the public update API (its keys and slot
+ * calls, -EPERM), registration outside a module's arrival, and the
+ * opt-ins; it protects no memory (docs/hook-framework.md).
+ * Return: 0 or -EPERM (already sealed).
+ */
+int ulsm_lsm_allow_plugins(struct ulsm_hook_set *set);
+
+/**
  * ulsm_lsm_toggle - turn one module's slots off or on, as one batch
  * @set:    the hook set
  * @name:   the module's name

@@ -70,6 +70,8 @@ struct lsm_position {
 struct ulsm_lsm_state {
 	bool initialised, sealed, toggle_allowed;
 	bool explicit_order;		/* an order lists the modules */
+	bool plugins_allowed;		/* late modules even once sealed */
+	bool arriving;			/* a late module's init runs */
 	bool exiting;			/* exit() has begun */
 	struct lsm_position *pos;	/* in order of keys */
 	size_t npos, cappos;

@@ -49,9 +49,10 @@ int ulsm_lsm_arrive(struct ulsm_hook_set *set, struct lsm_info *m)
 	struct lsm_info *x;
 	int ret, cls;
 
-	if (st->sealed) {
+	if (st->sealed && !st->plugins_allowed) {
 		ulsm_lsm_note(set, m->name, true, "arrived after the set was "
-			      "sealed");
+			      "sealed (ulsm_lsm_allow_plugins opens a set to "
+			      "them before sealing)");
 		return -EPERM;
 	}
 	if (!p && st->explicit_order && m->order == LSM_ORDER_MUTABLE) {
@@ -86,7 +87,9 @@ int ulsm_lsm_arrive(struct ulsm_hook_set *set, struct lsm_info *m)
 	}
 	m->ulsm_state = MOD_ORDERED;
 	ulsm_clear_error();
+	st->arriving = true;
 	ret = m->init ? m->init() : 0;
+	st->arriving = false;
 	m->ulsm_state = ret ? MOD_FAILED : MOD_ACTIVE;
 	if (ret) {
 		ulsm_lsm_note(set, m->name, true, "its init failed (%d%s%s)", ret,
@@ -221,7 +224,8 @@ ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 	 * sealed one, had its object pinned: this runs at exit only.
 	 */
 	if (__atomic_load_n(&st->exiting, __ATOMIC_ACQUIRE) ||
-	    (m->ulsm_state == MOD_ACTIVE && (!set->unloadable || st->sealed))) {
+	    (m->ulsm_state == MOD_ACTIVE &&
+	     (!set->unloadable || (st->sealed && !st->plugins_allowed)))) {
 		ulsm_lsm_unlock();
 		return;
 	}

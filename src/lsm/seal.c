@@ -178,6 +178,16 @@ static int seal(struct ulsm_hook_set *set)
 		return ret;
 	/* While the keys can still be written: refused from now on. */
 	seal_calls(set, true);
+	/*
+	 * A set open to plug-ins (ulsm_lsm_allow_plugins) keeps its memory
+	 * writable: a module that arrives or leaves writes its slots' calls,
+	 * keys and owners. Sealing closes the public API and the opt-ins.
+	 */
+	if (set->state->plugins_allowed) {
+		set->state->sealed = true;
+		ulsm_unlock();
+		return 0;
+	}
 	ret = protect(set, set->sealed, set->sealed_size, "hook tables");
 	if (!ret && keys) {
 		ret = protect(set, set->keys, set->keys_size, "slot keys");
@@ -223,7 +233,8 @@ ULSM_API int ulsm_lsm_seal(struct ulsm_hook_set *set)
 		/* Its modules can no longer leave: their objects stay. */
 		for (struct lsm_info *m = set->state->modules; !ret && m;
 		     m = m->next)
-			if (m->ulsm_state == MOD_ACTIVE && set->unloadable)
+			if (m->ulsm_state == MOD_ACTIVE && set->unloadable &&
+			    !set->state->plugins_allowed)
 				ulsm_lsm_pin_object(set, m);
 	}
 	ulsm_lsm_unlock();
@@ -244,6 +255,24 @@ ULSM_API int ulsm_lsm_allow_toggle(struct ulsm_hook_set *set)
 				 "before sealing", set->name);
 	else
 		set->state->toggle_allowed = true;
+	ulsm_lsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_lsm_allow_plugins(struct ulsm_hook_set *set)
+{
+	int ret = 0;
+
+	if (!set)
+		return ulsm_error(-EINVAL, "ulsm_lsm_allow_plugins: NULL set");
+	ulsm_lsm_lock();
+	if (!ulsm_lsm_state_of(set))
+		ret = -ENOMEM;
+	else if (set->state->sealed)
+		ret = ulsm_error(-EPERM, "set %s is sealed: opt in to plug-ins "
+				 "before sealing", set->name);
+	else
+		set->state->plugins_allowed = true;
 	ulsm_lsm_unlock();
 	return ret;
 }

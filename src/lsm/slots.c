@@ -229,7 +229,8 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 		return ulsm_error(-EINVAL, "security_add_hooks: bad arguments");
 	ulsm_config_init();
 	ulsm_lsm_lock();
-	if (!ulsm_lsm_state_of(set) || set->state->sealed) {
+	if (!ulsm_lsm_state_of(set) ||
+	    (set->state->sealed && !set->state->arriving)) {
 		ret = set->state ? ulsm_error(-EPERM, "security_add_hooks(%s): "
 					      "set %s is sealed", lsmid->name,
 					      set->name) : -ENOMEM;
