@@ -241,38 +241,36 @@ ULSM_API int ulsm_lsm_seal(struct ulsm_hook_set *set)
 	return ret;
 }
 
-ULSM_API int ulsm_lsm_allow_toggle(struct ulsm_hook_set *set)
+enum opt_in { OPT_TOGGLE, OPT_PLUGINS };
+
+/* An opt-in, before sealing: the toggle, or plug-ins after sealing. */
+static int opt_in(struct ulsm_hook_set *set, enum opt_in what)
 {
+	const char *name = what == OPT_TOGGLE ? "toggle" : "plugins";
 	int ret = 0;
 
 	if (!set)
-		return ulsm_error(-EINVAL, "ulsm_lsm_allow_toggle: NULL set");
+		return ulsm_error(-EINVAL, "ulsm_lsm_allow_%s: NULL set", name);
 	ulsm_lsm_lock();
 	if (!ulsm_lsm_state_of(set))
 		ret = -ENOMEM;
 	else if (set->state->sealed)
-		ret = ulsm_error(-EPERM, "set %s is sealed: opt in to toggling "
-				 "before sealing", set->name);
-	else
+		ret = ulsm_error(-EPERM, "set %s is sealed: opt in to %s before "
+				 "sealing", set->name, name);
+	else if (what == OPT_TOGGLE)
 		set->state->toggle_allowed = true;
-	ulsm_lsm_unlock();
-	return ret;
-}
-
-ULSM_API int ulsm_lsm_allow_plugins(struct ulsm_hook_set *set)
-{
-	int ret = 0;
-
-	if (!set)
-		return ulsm_error(-EINVAL, "ulsm_lsm_allow_plugins: NULL set");
-	ulsm_lsm_lock();
-	if (!ulsm_lsm_state_of(set))
-		ret = -ENOMEM;
-	else if (set->state->sealed)
-		ret = ulsm_error(-EPERM, "set %s is sealed: opt in to plug-ins "
-				 "before sealing", set->name);
 	else
 		set->state->plugins_allowed = true;
 	ulsm_lsm_unlock();
 	return ret;
+}
+
+ULSM_API int ulsm_lsm_allow_toggle(struct ulsm_hook_set *set)
+{
+	return opt_in(set, OPT_TOGGLE);
+}
+
+ULSM_API int ulsm_lsm_allow_plugins(struct ulsm_hook_set *set)
+{
+	return opt_in(set, OPT_PLUGINS);
 }
