@@ -83,7 +83,7 @@ LIB_SRCS	:= src/base/sys.c src/base/error.c src/base/config.c \
 		   src/engine/lock.c src/engine/quiesce.c src/engine/registry.c \
 		   src/engine/object.c src/engine/patch.c src/engine/text_write.c \
 		   src/engine/sync_core.c src/engine/trap.c src/engine/settings.c \
-		   src/engine/grace.c \
+		   src/engine/grace.c src/engine/targets.c \
 		   src/static/static_key.c src/static/static_call.c \
 		   src/lsm/state.c src/lsm/order.c src/lsm/blobs.c src/lsm/slots.c \
 		   src/lsm/dispatch.c src/lsm/seal.c src/lsm/toggle.c src/lsm/query.c \

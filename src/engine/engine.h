@@ -22,6 +22,8 @@
  *   sync_core.c   making every thread serialise (membarrier, signals)
  *   trap.c        the breakpoint handler
  *   settings.c    the engine's public settings and names
+ *   grace.c       grace periods: waiting for threads to leave code
+ *   targets.c     the static calls' built-in targets (return 0, no-op)
  *   arch/         the back ends' instruction encodings (src/engine/arch.h)
  */
 #ifndef ULSM_SRC_ENGINE_H

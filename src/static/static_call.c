@@ -25,14 +25,6 @@
 /* In struct static_call_key.ulsm_reserved. */
 #define CALL_SEALED	1ul
 
-ULSM_API long __static_call_return0(void)
-{
-	return 0;
-}
-
-ULSM_API void __static_call_nop(void)
-{
-}
 
 static int tramp_insn(const struct static_call_key *key, uintptr_t tramp,
 		      const void *func, struct ulsm_insn *out, int *form)
