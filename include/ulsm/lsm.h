@@ -8,9 +8,12 @@
  * application lists its hooks once, in the kernel's X-macro form, and
  * <ulsm/lsm_hooks.h> turns the list into a *hook set*: per hook, a table of
  * MAX_LSM_COUNT slots, each a static call guarded by a static key, and
- * typed, unrolled dispatch (call_int_hook, call_void_hook,
- * lsm_for_each_hook). Modules (DEFINE_LSM) fill the slots in module order
- * when the set is initialised with an order string (the kernel's lsm=).
+ * typed dispatch (call_int_hook, call_void_hook, lsm_for_each_hook): on
+ * x86-64 a patched entry per hook, elsewhere an unrolled walk
+ * (<ulsm/lsm_hooks.h>). Modules (DEFINE_LSM) fill the slots in module
+ * order when the set is initialised with an order string (the kernel's
+ * lsm=), and in their place when they arrive later, from a plug-in
+ * (docs/hook-framework.md, "Modules that come and go").
  *
  * The kernel's rules kept here:
  *   - order: modules marked LSM_ORDER_FIRST, then the order string (from

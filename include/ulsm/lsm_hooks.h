@@ -52,8 +52,10 @@
  * (more than six parameters; a floating-point or structure parameter,
  * which the defining unit refuses to compile unless
  * #define ULSM_LSM_C_WALK_<hook> 1 says so), and every hook on the generic
- * back end, are dispatched by an unrolled C walk: per slot two static
- * keys and a direct call, patched to the module's callback. A defining
+ * and aarch64 back ends, are dispatched by an unrolled C walk: per slot
+ * two static keys and a call of the slot's static call (on aarch64 a
+ * direct call, patched to the module's callback when in reach, else to
+ * its trampoline; on the generic back end through its pointer). A defining
  * unit built with -mfunction-return=thunk defines ULSM_RETURN_THUNK as 1,
  * so that the entries return through __x86_return_thunk too.
  *
