@@ -45,6 +45,7 @@
 #include <ulsm/static_call.h>
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
+#include <ulsm/update.h>
 
 #include "engine/engine.h"	/* ulsm_registry_snapshot, struct ulsm_site */
 #include "maps.h"
@@ -178,12 +179,13 @@ struct plugin {
 static struct plugin plug;
 
 enum op { OP_FLIP, OP_CALL, OP_TOGGLE, OP_ADD_HOOKS, OP_DLOPEN, OP_ARRIVE,
-	  OP_N };
+	  OP_BATCH, OP_N };
 
 static const char *const op_name[OP_N] = {
 	"key flip", "static-call update", "toggle of a 12-hook module",
 	"security_add_hooks (ulsm_lsm_init)", "dlopen registration",
 	"a module's late arrival (dlopen after init)",
+	"a key and a call in one update (ulsm_update_commit)",
 };
 
 /*
@@ -265,6 +267,23 @@ static int load_plugin(void)
 	return plug.main_unlikely && plug.main_likely && plug.own ? 0 : -ENOENT;
 }
 
+/* The key flip and the call update, as one update. */
+static int batch(void)
+{
+	struct ulsm_update *u = ulsm_update_new();
+	int ret;
+
+	if (!u)
+		return -ENOMEM;
+	ret = ulsm_update_branch(u, &walk_key, true);
+	if (!ret)
+		ret = ulsm_update_static_call(u, walk_sc, target_b);
+	if (!ret)
+		ret = ulsm_update_commit(u);
+	ulsm_update_free(u);
+	return ret;
+}
+
 static int run(enum op op)
 {
 	switch (op) {
@@ -280,6 +299,8 @@ static int run(enum op op)
 		return load_plugin();
 	case OP_ARRIVE:
 		return arrive();
+	case OP_BATCH:
+		return batch();
 	default:
 		return -EINVAL;
 	}
@@ -295,6 +316,9 @@ static bool effect_seen(enum op op)
 		return key_site() == 1 && key_site_likely() == 1;
 	case OP_CALL:
 		return call_site(1) == 3;
+	case OP_BATCH:
+		return key_site() == 1 && key_site_likely() == 1 &&
+		       call_site(1) == 3;
 	case OP_TOGGLE:
 		tl_trace_reset();
 		call_int_hook(file_open, &f);

@@ -60,6 +60,18 @@ int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
  */
 int ulsm_call_sites_count(const struct static_call_key *key, int *direct);
 
+/*
+ * Checks that the public update functions make, patch lock held: a key
+ * claimed by a layer above, or with a negative count; a sealed call.
+ * 0, or a negative errno with a message that starts with @what.
+ */
+int ulsm_key_check(const struct static_key *key, const char *what);
+int ulsm_call_check(const struct static_call_key *key, const char *what);
+
+/* Publish a key's count or a call's target (release), patch lock held. */
+void ulsm_key_set_count(struct static_key *key, int n);
+void ulsm_call_set_func(struct static_call_key *key, void *func);
+
 /* --- sites that follow a static call's target -------------------------- */
 
 /*

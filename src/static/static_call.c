@@ -88,6 +88,24 @@ static void set_func(struct static_call_key *key, void *func)
 	__atomic_store_n(&key->func, func, __ATOMIC_RELEASE);
 }
 
+void ulsm_call_set_func(struct static_call_key *key, void *func)
+{
+	set_func(key, func);
+}
+
+int ulsm_call_check(const struct static_call_key *key, const char *what)
+{
+	const char *why;
+
+	/* A sealed hook set's slot calls are read-only: refuse, write nothing. */
+	if (!(__atomic_load_n(&key->ulsm_reserved, __ATOMIC_RELAXED) &
+	      CALL_SEALED))
+		return 0;
+	why = ulsm_claim_words(key);
+	return ulsm_error(-EPERM, "%s: key %p is %s; nothing written", what,
+			  (const void *)key, why ? why : "sealed read-only");
+}
+
 static int find_tramp(const struct ulsm_site *s, void *arg)
 {
 	if (s->kind != &ulsm_kind_trampoline)
@@ -363,18 +381,10 @@ ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
 	ret = ulsm_update_lock();
 	if (ret)
 		return ret;
-	/* A sealed hook set's slot calls are read-only: refuse, write nothing. */
-	if (__atomic_load_n(&key->ulsm_reserved, __ATOMIC_RELAXED) & CALL_SEALED) {
-		const char *why = ulsm_claim_words(key);
-
-		ulsm_unlock();
-		return ulsm_error(-EPERM, "static_call_update: key %p is %s; "
-				  "nothing written", (const void *)key,
-				  why ? why : "sealed read-only");
-	}
-	if (arch_protocol == ULSM_PROTO_NONE)
+	ret = ulsm_call_check(key, "static_call_update");
+	if (!ret && arch_protocol == ULSM_PROTO_NONE)
 		set_func(key, func);	/* the pointer is all there is */
-	else
+	else if (!ret)
 		ret = update_locked(key, (uintptr_t)tramp, func);
 	ulsm_unlock();
 	return ret;

@@ -173,19 +173,27 @@ static int key_begin(struct static_key *key, const char *what)
 	ret = ulsm_update_lock();
 	if (ret)
 		return ret;
+	ret = ulsm_key_check(key, what);
+	if (ret)
+		ulsm_unlock();
+	return ret;
+}
+
+int ulsm_key_check(const struct static_key *key, const char *what)
+{
 	/* A hook set's slot and tail keys are its framework's. */
-	if (__atomic_load_n(&key->ulsm_flags, __ATOMIC_RELAXED) & KEY_CLAIMED) {
-		ret = refuse_claimed(key, what);
-		ulsm_unlock();
-		return ret;
-	}
-	if (key->enabled < 0) {
-		ulsm_unlock();
+	if (__atomic_load_n(&key->ulsm_flags, __ATOMIC_RELAXED) & KEY_CLAIMED)
+		return refuse_claimed(key, what);
+	if (key->enabled < 0)
 		return ulsm_error(-EINVAL, "%s: key %p has a negative count (%d): "
-				  "not a key, or corrupted", what, (void *)key,
-				  key->enabled);
-	}
+				  "not a key, or corrupted", what,
+				  (const void *)key, key->enabled);
 	return 0;
+}
+
+void ulsm_key_set_count(struct static_key *key, int n)
+{
+	set_count(key, n);
 }
 
 ULSM_API int ulsm_static_key_slow_inc(struct static_key *key)
