@@ -85,6 +85,7 @@ LIB_SRCS	:= src/base/sys.c src/base/error.c src/base/config.c \
 		   src/engine/sync_core.c src/engine/trap.c src/engine/settings.c \
 		   src/engine/grace.c src/engine/targets.c \
 		   src/static/static_key.c src/static/static_call.c \
+		   src/static/update.c \
 		   src/lsm/state.c src/lsm/order.c src/lsm/blobs.c src/lsm/slots.c \
 		   src/lsm/dispatch.c src/lsm/seal.c src/lsm/toggle.c src/lsm/query.c \
 		   src/lsm/notes.c src/lsm/place.c src/lsm/pin.c src/lsm/plugins.c \
@@ -171,6 +172,52 @@ $(BUILD)/ulsm-uninstalled.pc: ulsm-uninstalled.pc.in Makefile
 	sed -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
 	    -e 's|@VERSION@|$(VERSION)|' -e 's|@SOVERSION@|$(SOVERSION)|' \
 	    -e 's|@BACKEND@|$(BACKEND_EFF)|' $< > $@
+
+# --- APR hooks, dispatched by static calls (libulsm-apr) ------------------
+# Built when APR-util's development files are there for this compiler: not
+# when cross-compiling, nor with musl (Debian's APR is built for glibc).
+# ULSM_APR_CFLAGS / ULSM_APR_LIBS are what `pkg-config ulsm-apr` gives a
+# program, for the tests and benchmarks built here.
+HAVE_APR	:= $(if $(CROSS_COMPILE)$(findstring musl,$(CC)),,$(shell pkg-config --exists apr-util-1 apr-1 2>/dev/null && echo y))
+ifeq ($(HAVE_APR),y)
+APR_CFLAGS	:= $(shell pkg-config --cflags apr-util-1 apr-1)
+APR_LIBS	:= $(shell pkg-config --libs apr-util-1 apr-1)
+APR_LIB		:= $(BUILD)/libulsm-apr.a
+APR_SHARED_NAME	:= libulsm-apr.so.$(SOVERSION)
+APR_SHARED_LIB	:= $(BUILD)/libulsm-apr.so.$(VERSION)
+APR_HEADERS	:= include/ulsm/apr_hooks.h $(wildcard include/ulsm/apr/*.h)
+ULSM_APR_CFLAGS	:= -Iinclude/ulsm/apr $(CPPFLAGS_ALL)
+ULSM_APR_LIBS	:= $(APR_LIB) $(STATIC_LIB) $(LDLIBS_ALL)
+ULSM_APR_DEPS	:= $(APR_LIB) $(STATIC_LIB) $(HEADERS) $(APR_HEADERS) $(CONFIG_H)
+all: $(APR_LIB) $(BUILD)/libulsm-apr.so $(BUILD)/ulsm-apr.pc $(BUILD)/ulsm-apr-uninstalled.pc
+
+$(BUILD)/apr/apr_hooks.o: src/apr/apr_hooks.c $(HEADERS) $(APR_HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(APR_CFLAGS) $(CFLAGS_ALL) -fPIC -c $< -o $@
+
+$(APR_LIB): $(BUILD)/apr/apr_hooks.o
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(APR_SHARED_LIB): $(BUILD)/apr/apr_hooks.o $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(APR_SHARED_NAME) $(ZDEFS) -o $@ $< \
+		-L$(BUILD) -lulsm $(APR_LIBS) $(LDLIBS_ALL)
+
+$(BUILD)/libulsm-apr.so: $(APR_SHARED_LIB) $(BUILD)/libulsm.so
+	ln -sf libulsm-apr.so.$(VERSION) $(BUILD)/$(APR_SHARED_NAME)
+	ln -sf $(APR_SHARED_NAME) $@
+
+$(BUILD)/ulsm-apr.pc: ulsm-apr.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed $(PC_SED) $< > $@
+
+$(BUILD)/ulsm-apr-uninstalled.pc: ulsm-apr-uninstalled.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+endif
 
 # --- tests -------------------------------------------------------------
 

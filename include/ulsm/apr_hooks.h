@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulsm/apr_hooks.h - APR-util's hooks (<apr_hooks.h>), dispatched by
+ * static calls.
+ *
+ * APR's ns_run_NAME() walks an array of function pointers, one indirect
+ * call per registered function (a retpoline on hardened builds). This
+ * header keeps APR's API, its registration and its sort (libaprutil is
+ * still linked and does both), and replaces only the dispatch: each hook
+ * gets ULSM_APR_SLOTS static calls (16 unless defined before the first
+ * include, at most 64), and after every change of the hook's array (a
+ * registration, apr_hook_sort_all(), apr_hook_deregister_all()) the
+ * library puts the array's first functions into them, in one update. The
+ * hook's run function then makes one direct call per function, unrolled,
+ * with the arguments kept in registers; functions after the first
+ * ULSM_APR_SLOTS are called through the array, as APR calls them.
+ *
+ * A program switches by its include path, with no change to its sources:
+ *
+ *	cc $(pkg-config --cflags ulsm-apr) ... $(pkg-config --libs ulsm-apr)
+ *
+ * puts ulsm's shadow directory (<ulsm/apr/>) before APR's, so that
+ * #include <apr_hooks.h> and <apr_optional_hooks.h> get the real headers
+ * and then this one, and links libulsm-apr. Every translation unit that
+ * implements a hook or calls apr_hook_sort_all() or
+ * apr_hook_deregister_all() must be compiled that way: those two are
+ * macros for ulsm_apr_hook_sort_all() and ulsm_apr_hook_deregister_all(),
+ * which call APR's and then bring every hook's slots in line.
+ *
+ * The thread rule is APR's: no thread may run a hook while hooks are
+ * registered, sorted or deregistered. Between changes, any number of
+ * threads may run them. (The library's updates themselves are safe while
+ * other threads run code; it is APR's arrays that are not.)
+ *
+ * What is the same as APR, by construction: the order (APR sorts), the
+ * arrays ns_hook_get_NAME() returns, the results (ok, decline, the first
+ * other value; RUN_FIRST's first value that is not decline), the debug
+ * output (APR prints it), the optional hooks and functions (APR's own, and
+ * dispatched through APR's arrays). tests/t_apr_diff runs one program
+ * against both and compares their output byte for byte.
+ *
+ * Not taken over: a program built with APR_HOOK_PROBES_ENABLED keeps
+ * APR's run functions (the probes need each call's module name). If an
+ * update of the slots fails (out of memory, a system call refused), the
+ * hook goes back to APR's walk of its array and a message says so.
+ */
+#ifndef ULSM_APR_HOOKS_H
+#define ULSM_APR_HOOKS_H
+
+#include <apr_hooks.h>
+
+#include <ulsm/compiler.h>
+#include <ulsm/static_call.h>
+#include <ulsm/static_key.h>
+#include <ulsm/unroll.h>
+
+#ifndef ULSM_APR_SLOTS
+# define ULSM_APR_SLOTS	16
+#endif
+
+ULSM__EXTERN_C_BEGIN
+
+/*
+ * One hook, as the library sees it: its name, APR's array, and its keys
+ * and calls. Made by the unit that implements the hook; the library
+ * fills its slots from the array.
+ * @direct:  on while the slots hold the array's first functions; off:
+ *           the run function walks the array from its start, as APR
+ * @tail:    tail[i] on: no function from slot i on (the walk ends there)
+ * @calls:   the slots' static calls, and @tramps their trampolines
+ */
+struct ulsm_apr_hook {
+	const char *name;
+	apr_array_header_t **link;
+	struct static_key_false *direct;
+	struct static_key_false *tail;
+	struct static_call_key *calls;
+	void *const *tramps;
+	int nslots;
+	int filled;		/* the library's: slots in use */
+	struct ulsm_apr_hook *next;
+};
+
+/** ulsm_apr_hook_attach - a hook's unit is loaded (its constructor) */
+void ulsm_apr_hook_attach(struct ulsm_apr_hook *h);
+/** ulsm_apr_hook_detach - a hook's unit is unloaded (its destructor) */
+void ulsm_apr_hook_detach(struct ulsm_apr_hook *h);
+/** ulsm_apr_hook_changed - @h's array changed: fill its slots from it */
+void ulsm_apr_hook_changed(struct ulsm_apr_hook *h);
+/** ulsm_apr_hook_sort_all - apr_hook_sort_all(), then fill every hook */
+void ulsm_apr_hook_sort_all(void);
+/**
+ * ulsm_apr_hook_deregister_all - apr_hook_deregister_all(), then empty
+ * every hook's slots
+ */
+void ulsm_apr_hook_deregister_all(void);
+/**
+ * ulsm_apr_hook_slots - how hook @name is dispatched now
+ *
+ * Return: how many of its functions are called through slots (0 to
+ * ULSM_APR_SLOTS), -1 if it walks APR's array (an update failed, or it has
+ * not been filled yet), -ENOENT if no loaded unit implements it.
+ */
+int ulsm_apr_hook_slots(const char *name);
+
+ULSM__EXTERN_C_END
+
+#ifndef APR_HOOK_PROBES_ENABLED
+
+#define apr_hook_sort_all		ulsm_apr_hook_sort_all
+#define apr_hook_deregister_all		ulsm_apr_hook_deregister_all
+
+/* --- what the implementing unit defines per hook ----------------------- */
+
+#define ULSM__APR_P(ns, name, what)	ulsm__apr_##ns##__##name##_##what
+#define ULSM__APR_SC(ns, name, i)	ulsm_apr__##ns##__##name##_##i
+
+#define ULSM__APR_DEF_SLOT(i, ns, name)					\
+	ULSM_DEFINE_STATIC_CALL_NULL_KEYED(ULSM__APR_SC(ns, name, i),	\
+		ns##_HOOK_##name##_t,					\
+		&ULSM__APR_P(ns, name, calls)[i]);
+#define ULSM__APR_KEY_INIT(i, x)	STATIC_KEY_FALSE_INIT,
+#define ULSM__APR_TRAMP(i, ns, name)					\
+	STATIC_CALL_TRAMP_ADDR(ULSM__APR_SC(ns, name, i)),
+
+/*
+ * The keys, the calls and the descriptor; a constructor and a destructor
+ * tell the library that the unit came and goes (a module's shared object
+ * may define hooks, and be unloaded).
+ */
+#define ULSM__APR_DEFINE(ns, name)					\
+	static struct static_key_false ULSM__APR_P(ns, name, direct) =	\
+		STATIC_KEY_FALSE_INIT;					\
+	static struct static_key_false					\
+		ULSM__APR_P(ns, name, tail)[ULSM_APR_SLOTS] = {		\
+		UNROLL(ULSM_APR_SLOTS, ULSM__APR_KEY_INIT, ~)		\
+	};								\
+	static struct static_call_key					\
+		ULSM__APR_P(ns, name, calls)[ULSM_APR_SLOTS];		\
+	UNROLL(ULSM_APR_SLOTS, ULSM__APR_DEF_SLOT, ns, name)		\
+	static void *const ULSM__APR_P(ns, name, tramps)[ULSM_APR_SLOTS] = { \
+		UNROLL(ULSM_APR_SLOTS, ULSM__APR_TRAMP, ns, name)	\
+	};								\
+	static struct ulsm_apr_hook ULSM__APR_P(ns, name, hook) = {	\
+		#name, &_hooks.link_##name,				\
+		&ULSM__APR_P(ns, name, direct),				\
+		ULSM__APR_P(ns, name, tail),				\
+		ULSM__APR_P(ns, name, calls),				\
+		ULSM__APR_P(ns, name, tramps),				\
+		ULSM_APR_SLOTS, -1, NULL				\
+	};								\
+	__attribute__((constructor)) static void			\
+	ULSM__APR_P(ns, name, attach)(void)				\
+	{								\
+		ulsm_apr_hook_attach(&ULSM__APR_P(ns, name, hook));	\
+	}								\
+	__attribute__((destructor)) static void				\
+	ULSM__APR_P(ns, name, detach)(void)				\
+	{								\
+		ulsm_apr_hook_detach(&ULSM__APR_P(ns, name, hook));	\
+	}
+
+/*
+ * Slot i's function, called directly: the trampoline's hidden alias (no
+ * PLT in a shared object), its call site recorded so that the library
+ * patches it to call the function itself; on the generic back end, the
+ * slot's pointer.
+ */
+#ifdef ULSM__ARCH_HAS_SC_TRAMP
+# define ULSM__APR_FN(ns, name, i)	ULSM__SC_LOCAL(ULSM__APR_SC(ns, name, i))
+#else
+# define ULSM__APR_FN(ns, name, i)					\
+	ulsm_static_call_keyed(ULSM__APR_SC(ns, name, i),		\
+			       &ULSM__APR_P(ns, name, calls)[i])
+#endif
+#if defined(ULSM__ARCH_HAS_SC_TRAMP) && defined(ULSM__ARCH_CALL_SITE)
+# define ULSM__APR_SITE(ns, name, i)					\
+	ULSM__ARCH_CALL_SITE(&ULSM__APR_P(ns, name, calls)[i])
+#else
+# define ULSM__APR_SITE(ns, name, i)	((void)0)
+#endif
+
+/* The walk ends at slot i (tail key on): nothing from i on. */
+#define ULSM__APR_END(ns, name, i)					\
+	if (static_branch_unlikely(&ULSM__APR_P(ns, name, tail)[i]))	\
+		goto ulsm__apr_end;
+
+#define ULSM__APR_VOID_SLOT(i, ns, name, args_use)			\
+	ULSM__APR_END(ns, name, i)					\
+	ULSM__APR_FN(ns, name, i) args_use;				\
+	ULSM__APR_SITE(ns, name, i);
+
+#define ULSM__APR_ALL_SLOT(i, ns, name, args_use, ok, decline)		\
+	ULSM__APR_END(ns, name, i)					\
+	rv = ULSM__APR_FN(ns, name, i) args_use;			\
+	ULSM__APR_SITE(ns, name, i);					\
+	if (rv != ok && rv != decline)					\
+		return rv;
+
+#define ULSM__APR_FIRST_SLOT(i, ns, name, args_use, decline)		\
+	ULSM__APR_END(ns, name, i)					\
+	rv = ULSM__APR_FN(ns, name, i) args_use;			\
+	ULSM__APR_SITE(ns, name, i);					\
+	if (rv != decline)						\
+		return rv;
+
+/*
+ * The start of a run function: with the slots in line, fall into them;
+ * else walk APR's array from its first function.
+ */
+#define ULSM__APR_START(ns, name)					\
+	ns##_LINK_##name##_t *pHook;					\
+	int n, ulsm__apr_from = ULSM_APR_SLOTS;				\
+	if (!static_branch_likely(&ULSM__APR_P(ns, name, direct))) {	\
+		ulsm__apr_from = 0;					\
+		goto ulsm__apr_walk;					\
+	}
+
+/* APR's walk of the array, from function ulsm__apr_from on. */
+#define ULSM__APR_WALK(ns, name, CALL)					\
+ulsm__apr_walk:								\
+	if (_hooks.link_##name) {					\
+		pHook = (ns##_LINK_##name##_t *)_hooks.link_##name->elts; \
+		for (n = ulsm__apr_from; n < _hooks.link_##name->nelts; ++n) { \
+			CALL;						\
+		}							\
+	}
+
+/* --- APR's macros ------------------------------------------------------ */
+
+#undef APR_IMPLEMENT_EXTERNAL_HOOK_BASE
+#define APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)			\
+ULSM__APR_DEFINE(ns, name)						\
+link##_DECLARE(void) ns##_hook_##name(ns##_HOOK_##name##_t *pf,	\
+				      const char * const *aszPre,	\
+				      const char * const *aszSucc,	\
+				      int nOrder)			\
+{									\
+	ns##_LINK_##name##_t *pHook;					\
+									\
+	if (!_hooks.link_##name) {					\
+		_hooks.link_##name = apr_array_make(apr_hook_global_pool, 1, \
+					sizeof(ns##_LINK_##name##_t));	\
+		apr_hook_sort_register(#name, &_hooks.link_##name);	\
+	}								\
+	pHook = (ns##_LINK_##name##_t *)apr_array_push(_hooks.link_##name); \
+	pHook->pFunc = pf;						\
+	pHook->aszPredecessors = aszPre;				\
+	pHook->aszSuccessors = aszSucc;					\
+	pHook->nOrder = nOrder;						\
+	pHook->szName = apr_hook_debug_current;				\
+	if (apr_hook_debug_enabled)					\
+		apr_hook_debug_show(#name, aszPre, aszSucc);		\
+	ulsm_apr_hook_changed(&ULSM__APR_P(ns, name, hook));		\
+}									\
+APR_IMPLEMENT_HOOK_GET_PROTO(ns,link,name)				\
+{									\
+	return _hooks.link_##name;					\
+}
+
+#undef APR_IMPLEMENT_EXTERNAL_HOOK_VOID
+#define APR_IMPLEMENT_EXTERNAL_HOOK_VOID(ns,link,name,args_decl,args_use) \
+APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
+link##_DECLARE(void) ns##_run_##name args_decl				\
+{									\
+	ULSM__APR_START(ns, name)					\
+	UNROLL(ULSM_APR_SLOTS, ULSM__APR_VOID_SLOT, ns, name, args_use)	\
+	ULSM__APR_WALK(ns, name, pHook[n].pFunc args_use)		\
+ulsm__apr_end:								\
+	return;								\
+}
+
+#undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL
+#define APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL(ns,link,ret,name,args_decl,args_use,ok,decline) \
+APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
+link##_DECLARE(ret) ns##_run_##name args_decl				\
+{									\
+	ret rv;								\
+	ULSM__APR_START(ns, name)					\
+	UNROLL(ULSM_APR_SLOTS, ULSM__APR_ALL_SLOT, ns, name, args_use,	\
+	       ok, decline)						\
+	ULSM__APR_WALK(ns, name,					\
+		rv = pHook[n].pFunc args_use;				\
+		if (rv != ok && rv != decline)				\
+			return rv)					\
+ulsm__apr_end:								\
+	return ok;							\
+}
+
+#undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST
+#define APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST(ns,link,ret,name,args_decl,args_use,decline) \
+APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
+link##_DECLARE(ret) ns##_run_##name args_decl				\
+{									\
+	ret rv;								\
+	ULSM__APR_START(ns, name)					\
+	UNROLL(ULSM_APR_SLOTS, ULSM__APR_FIRST_SLOT, ns, name, args_use, \
+	       decline)							\
+	ULSM__APR_WALK(ns, name,					\
+		rv = pHook[n].pFunc args_use;				\
+		if (rv != decline)					\
+			return rv)					\
+ulsm__apr_end:								\
+	return decline;							\
+}
+
+#endif /* !APR_HOOK_PROBES_ENABLED */
+
+#endif /* ULSM_APR_HOOKS_H */

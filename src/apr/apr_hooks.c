@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * src/apr/apr_hooks.c - libulsm-apr: fill APR hooks' static-call slots from
+ * APR's arrays (<ulsm/apr_hooks.h>).
+ *
+ * A layer on top of libulsm's public API, in a library of its own so that
+ * libulsm does not depend on APR. The units that implement hooks attach
+ * their hooks here from their constructors. After every change of an
+ * array this file writes, in one update (<ulsm/update.h>):
+ *   - slot i's static call: the array's function i, for i below
+ *     min(nelts, slots); NULL for the others (no reference is kept to a
+ *     module's code once its functions are gone);
+ *   - tail key i: on for i == min(nelts, slots) only (the walk ends
+ *     there; the keys after it are never reached);
+ *   - the direct key: on (the run function uses the slots).
+ * If the update fails, a second one turns the direct key off, so that the
+ * hook walks APR's array from its start (APR's own dispatch, slower but
+ * right), and the failure is printed. APR's rule that nobody runs hooks
+ * while they change means nothing here depends on the order in which a
+ * thread sees the sites change.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <ulsm/apr_hooks.h>
+#include <ulsm/ulsm.h>
+#include <ulsm/update.h>
+
+/* The real ones: the header maps the names to this file's functions. */
+#undef apr_hook_sort_all
+#undef apr_hook_deregister_all
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ulsm_apr_hook *hooks;	/* attached, newest first */
+
+void ulsm_apr_hook_attach(struct ulsm_apr_hook *h)
+{
+	pthread_mutex_lock(&lock);
+	h->next = hooks;
+	hooks = h;
+	pthread_mutex_unlock(&lock);
+}
+
+void ulsm_apr_hook_detach(struct ulsm_apr_hook *h)
+{
+	struct ulsm_apr_hook **p;
+
+	pthread_mutex_lock(&lock);
+	for (p = &hooks; *p; p = &(*p)->next) {
+		if (*p == h) {
+			*p = h->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Function i of an APR hook array: pFunc is each element's first member. */
+static void *array_func(const apr_array_header_t *a, int i)
+{
+	void *f;
+
+	memcpy(&f, a->elts + (size_t)i * (size_t)a->elt_size, sizeof(f));
+	return f;
+}
+
+/* Record @h's slots as its array asks; how many slots are in use. */
+static int record(struct ulsm_update *u, const struct ulsm_apr_hook *h)
+{
+	const apr_array_header_t *a = *h->link;
+	int n = a ? a->nelts : 0, filled = n < h->nslots ? n : h->nslots;
+
+	for (int i = 0; i < h->nslots; i++) {
+		ulsm_update_call(u, &h->calls[i], h->tramps[i],
+				 i < filled ? array_func(a, i) : NULL);
+		ulsm_update_branch(u, &h->tail[i], i == filled);
+	}
+	ulsm_update_branch(u, h->direct, true);
+	return filled;
+}
+
+/* The update failed: every hook in it walks its array, as APR does. */
+static void fall_back(struct ulsm_update *u, struct ulsm_apr_hook *only)
+{
+	const char *why = ulsm_last_error();
+	char msg[256];
+	int ret;
+
+	snprintf(msg, sizeof(msg), "%s", why && *why ? why : "unknown error");
+	ulsm_update_reset(u);
+	for (struct ulsm_apr_hook *h = only ? only : hooks; h;
+	     h = only ? NULL : h->next) {
+		ulsm_update_branch(u, h->direct, false);
+		h->filled = -1;
+	}
+	ret = ulsm_update_commit(u);
+	fprintf(stderr, "ulsm-apr: hook%s %s: the static calls could not be "
+		"updated (%s); %s\n", only ? "" : "s", only ? only->name : "(all)",
+		msg, ret ? "and the fallback to APR's walk failed too: "
+		"dispatch may be stale" : "dispatching through APR's array");
+}
+
+/* Fill @only's slots, or every attached hook's. Lock held. */
+static void refill(struct ulsm_apr_hook *only)
+{
+	struct ulsm_update *u = ulsm_update_new();
+	int filled = 0;
+
+	if (!u) {
+		fprintf(stderr, "ulsm-apr: out of memory for an update\n");
+		return;
+	}
+	if (only) {
+		filled = record(u, only);
+	} else {
+		for (struct ulsm_apr_hook *h = hooks; h; h = h->next)
+			record(u, h);
+	}
+	if (ulsm_update_commit(u)) {
+		fall_back(u, only);
+	} else if (only) {
+		only->filled = filled;
+	} else {
+		for (struct ulsm_apr_hook *h = hooks; h; h = h->next) {
+			const apr_array_header_t *a = *h->link;
+			int n = a ? a->nelts : 0;
+
+			h->filled = n < h->nslots ? n : h->nslots;
+		}
+	}
+	ulsm_update_free(u);
+}
+
+void ulsm_apr_hook_changed(struct ulsm_apr_hook *h)
+{
+	pthread_mutex_lock(&lock);
+	refill(h);
+	pthread_mutex_unlock(&lock);
+}
+
+void ulsm_apr_hook_sort_all(void)
+{
+	pthread_mutex_lock(&lock);
+	apr_hook_sort_all();
+	refill(NULL);
+	pthread_mutex_unlock(&lock);
+}
+
+void ulsm_apr_hook_deregister_all(void)
+{
+	pthread_mutex_lock(&lock);
+	apr_hook_deregister_all();
+	refill(NULL);
+	pthread_mutex_unlock(&lock);
+}
+
+int ulsm_apr_hook_slots(const char *name)
+{
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&lock);
+	for (struct ulsm_apr_hook *h = hooks; h; h = h->next) {
+		if (!strcmp(h->name, name)) {
+			ret = h->filled;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
