@@ -515,9 +515,33 @@ $(BUILD)/bench/bench_unload: bench/bench_unload.c bench/unload_hook_defs.h bench
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Ibench -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
+# APR hooks: real libaprutil against ulsm-apr against the hard-coded calls
+# (bench/apr/apr_bench.h), one binary per variant: plain, and retpolines
+# on every unit. The hooks' unit is compiled twice, against APR's header
+# (namespace ra) and against the drop-in (ua).
+ifeq ($(HAVE_APR),y)
+BA_VARIANTS	:= plain retpoline
+BA_DEPS		:= bench/apr/apr_bench.h bench/bench.h $(ULSM_APR_DEPS)
+ba_flags	= $(if $(filter retpoline,$(1)),$(SC_RETPOLINE)) -DBA_VARIANT='"$(1)"'
+BA_CC		= $(CC) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -Ibench -Ibench/apr
+$(BUILD)/bench/apr/%-plain.o $(BUILD)/bench/apr/%-retpoline.o: bench/apr/%.c $(BA_DEPS)
+	@mkdir -p $(dir $@)
+	$(BA_CC) $(CPPFLAGS_ALL) $(APR_CFLAGS) $(call ba_flags,$(lastword $(subst -, ,$(basename $(notdir $@))))) -c $< -o $@
+$(BUILD)/bench/apr/ra-%.o: bench/apr/apr_hooks_impl.c $(BA_DEPS)
+	@mkdir -p $(dir $@)
+	$(BA_CC) $(CPPFLAGS_ALL) $(APR_CFLAGS) $(call ba_flags,$*) -DNS=ra -c $< -o $@
+$(BUILD)/bench/apr/ua-%.o: bench/apr/apr_hooks_impl.c $(BA_DEPS)
+	@mkdir -p $(dir $@)
+	$(BA_CC) $(ULSM_APR_CFLAGS) $(APR_CFLAGS) $(call ba_flags,$*) -DNS=ua -c $< -o $@
+$(BUILD)/bench/bench_apr-%: $(foreach u,bench_apr apr_cbs apr_limit ra ua,$(BUILD)/bench/apr/$(u)-%.o) $(BA_DEPS)
+	@mkdir -p $(dir $@)
+	$(BA_CC) -o $@ $(filter %.o,$^) $(ULSM_APR_LIBS) $(APR_LIBS) -lm
+BA_BINS		:= $(BA_VARIANTS:%=$(BUILD)/bench/bench_apr-%)
+endif
+
 BENCH_ARGS	?=
 BENCH_CHARTS	:= static workload hooks
-bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload
+bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload $(BA_BINS)
 	$(EMU) $(BUILD)/bench/bench_updaters $(BENCH_ARGS)
 	$(EMU) $(BUILD)/bench/bench_unload $(BENCH_ARGS) --json $(BUILD)/bench/unload.json
 	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json --plot $(BUILD)/bench/static
@@ -526,6 +550,7 @@ bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/be
 	$(EMU) $(BUILD)/bench/bench_hooks $(BENCH_ARGS) --json $(BUILD)/bench/hooks.json --plot $(BUILD)/bench/hooks \
 		--workload $(BUILD)/bench/workload.dat \
 		--callgrind-exe $(BUILD)/bench/bench_hooks-nodebug $(if $(EMU),--no-callgrind)
+	@for b in $(BA_BINS); do $(EMU) $$b $(BENCH_ARGS) || exit 1; done
 	@for c in $(BENCH_CHARTS); do \
 		if command -v gnuplot >/dev/null 2>&1; then \
 			gnuplot $(BUILD)/bench/$$c.gp && echo "chart: $(BUILD)/bench/$$c.png"; \
@@ -593,10 +618,16 @@ demo-plugins: $(BUILD)/examples/plugins/host
 # What install puts where; uninstall removes the same list. Paths are
 # $(DESTDIR) + these.
 I_HEADERS	:= $(addprefix $(INCLUDEDIR)/ulsm/,$(notdir $(wildcard include/ulsm/*.h)) config.h) \
-		   $(addprefix $(INCLUDEDIR)/ulsm/arch/,$(notdir $(wildcard include/ulsm/arch/*.h)))
+		   $(addprefix $(INCLUDEDIR)/ulsm/arch/,$(notdir $(wildcard include/ulsm/arch/*.h))) \
+		   $(addprefix $(INCLUDEDIR)/ulsm/apr/,$(notdir $(wildcard include/ulsm/apr/*.h)))
 I_LIBS		:= $(addprefix $(LIBDIR)/,libulsm.a libulsm.so.$(VERSION) $(SHARED_NAME) libulsm.so)
 I_PKG		:= $(PKGCONFIGDIR)/ulsm.pc $(CMAKEDIR)/ulsmConfig.cmake \
 		   $(CMAKEDIR)/ulsmConfigVersion.cmake
+# libulsm-apr, where APR-util's development files are
+ifeq ($(HAVE_APR),y)
+I_LIBS		+= $(addprefix $(LIBDIR)/,libulsm-apr.a libulsm-apr.so.$(VERSION) $(APR_SHARED_NAME) libulsm-apr.so)
+I_PKG		+= $(PKGCONFIGDIR)/ulsm-apr.pc
+endif
 MAN_PAGES	:= $(wildcard man/*.[37])
 # Each name in a page's NAME section but the page's own gets a one-line
 # page that sources it, so that man static_branch_enable finds static_key(3).
@@ -650,12 +681,21 @@ install: all
 		$(sort $(dir $(addprefix $(DESTDIR),$(I_MAN))))
 	install -m 644 include/ulsm/*.h $(CONFIG_H) $(DESTDIR)$(INCLUDEDIR)/ulsm/
 	install -m 644 include/ulsm/arch/*.h $(DESTDIR)$(INCLUDEDIR)/ulsm/arch/
+	install -d $(DESTDIR)$(INCLUDEDIR)/ulsm/apr
+	install -m 644 include/ulsm/apr/*.h $(DESTDIR)$(INCLUDEDIR)/ulsm/apr/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libulsm.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_NAME)
 	ln -sf $(SHARED_NAME) $(DESTDIR)$(LIBDIR)/libulsm.so
 	# Written here, not in $(BUILD): PREFIX may differ from the build's.
 	sed $(PC_SED) ulsm.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/ulsm.pc
+ifeq ($(HAVE_APR),y)
+	install -m 644 $(APR_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(APR_SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libulsm-apr.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(APR_SHARED_NAME)
+	ln -sf $(APR_SHARED_NAME) $(DESTDIR)$(LIBDIR)/libulsm-apr.so
+	sed $(PC_SED) ulsm-apr.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/ulsm-apr.pc
+endif
 	sed $(CMAKE_SED) cmake/ulsmConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/ulsmConfig.cmake
 	sed $(CMAKE_SED) cmake/ulsmConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/ulsmConfigVersion.cmake
 	for m in $(MAN_PAGES); do \
@@ -668,7 +708,8 @@ install: all
 # Only the directories that are ulsm's own go too, when empty.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	rmdir $(DESTDIR)$(INCLUDEDIR)/ulsm/arch $(DESTDIR)$(INCLUDEDIR)/ulsm \
+	rmdir $(DESTDIR)$(INCLUDEDIR)/ulsm/arch $(DESTDIR)$(INCLUDEDIR)/ulsm/apr \
+		$(DESTDIR)$(INCLUDEDIR)/ulsm \
 		$(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 clean:
