@@ -66,6 +66,8 @@ ULSM__EXTERN_C_BEGIN
  * fills its slots from the array.
  * @direct:  on while the slots hold the array's first functions; off:
  *           the run function walks the array from its start, as APR
+ * @single:  on while exactly one function is registered: RUN_FIRST and
+ *           VOID hooks jump to it (a tail call), as a compiler would
  * @tail:    tail[i] on: no function from slot i on (the walk ends there)
  * @calls:   the slots' static calls, and @tramps their trampolines
  */
@@ -73,6 +75,7 @@ struct ulsm_apr_hook {
 	const char *name;
 	apr_array_header_t **link;
 	struct static_key_false *direct;
+	struct static_key_false *single;
 	struct static_key_false *tail;
 	struct static_call_key *calls;
 	void *const *tramps;
@@ -131,6 +134,8 @@ ULSM__EXTERN_C_END
 #define ULSM__APR_DEFINE(ns, name)					\
 	static struct static_key_false ULSM__APR_P(ns, name, direct) =	\
 		STATIC_KEY_FALSE_INIT;					\
+	static struct static_key_false ULSM__APR_P(ns, name, single) =	\
+		STATIC_KEY_FALSE_INIT;					\
 	static struct static_key_false					\
 		ULSM__APR_P(ns, name, tail)[ULSM_APR_SLOTS] = {		\
 		UNROLL(ULSM_APR_SLOTS, ULSM__APR_KEY_INIT, ~)		\
@@ -144,6 +149,7 @@ ULSM__EXTERN_C_END
 	static struct ulsm_apr_hook ULSM__APR_P(ns, name, hook) = {	\
 		#name, &_hooks.link_##name,				\
 		&ULSM__APR_P(ns, name, direct),				\
+		&ULSM__APR_P(ns, name, single),				\
 		ULSM__APR_P(ns, name, tail),				\
 		ULSM__APR_P(ns, name, calls),				\
 		ULSM__APR_P(ns, name, tramps),				\
@@ -205,6 +211,18 @@ ULSM__EXTERN_C_END
 		return rv;
 
 /*
+ * One function registered, and the hook's result is its result (RUN_FIRST,
+ * VOID): jump to it through slot 0's trampoline (a tail call is no call
+ * site to patch). The slots are in a function of their own, so that this
+ * path saves no register: gcc saves them at the entry of a function that
+ * needs them anywhere.
+ */
+#define ULSM__APR_SINGLE(ns, name, args_use)				\
+	if (static_branch_unlikely(&ULSM__APR_P(ns, name, single)))	\
+		return ULSM__APR_FN(ns, name, 0) args_use;
+#define ULSM__APR_SLOTS_FN(ns, name)	ULSM__APR_P(ns, name, slots)
+
+/*
  * The start of a run function: with the slots in line, fall into them;
  * else walk APR's array from its first function.
  */
@@ -261,13 +279,22 @@ APR_IMPLEMENT_HOOK_GET_PROTO(ns,link,name)				\
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_VOID
 #define APR_IMPLEMENT_EXTERNAL_HOOK_VOID(ns,link,name,args_decl,args_use) \
 APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
-link##_DECLARE(void) ns##_run_##name args_decl				\
+__attribute__((noinline)) static void					\
+ULSM__APR_SLOTS_FN(ns, name) args_decl					\
 {									\
 	ULSM__APR_START(ns, name)					\
 	UNROLL(ULSM_APR_SLOTS, ULSM__APR_VOID_SLOT, ns, name, args_use)	\
 	ULSM__APR_WALK(ns, name, pHook[n].pFunc args_use)		\
 ulsm__apr_end:								\
 	return;								\
+}									\
+link##_DECLARE(void) ns##_run_##name args_decl				\
+{									\
+	if (static_branch_unlikely(&ULSM__APR_P(ns, name, single))) {	\
+		ULSM__APR_FN(ns, name, 0) args_use;			\
+		return;							\
+	}								\
+	ULSM__APR_SLOTS_FN(ns, name) args_use;				\
 }
 
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL
@@ -290,7 +317,8 @@ ulsm__apr_end:								\
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST
 #define APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST(ns,link,ret,name,args_decl,args_use,decline) \
 APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
-link##_DECLARE(ret) ns##_run_##name args_decl				\
+__attribute__((noinline)) static ret					\
+ULSM__APR_SLOTS_FN(ns, name) args_decl					\
 {									\
 	ret rv;								\
 	ULSM__APR_START(ns, name)					\
@@ -302,6 +330,11 @@ link##_DECLARE(ret) ns##_run_##name args_decl				\
 			return rv)					\
 ulsm__apr_end:								\
 	return decline;							\
+}									\
+link##_DECLARE(ret) ns##_run_##name args_decl				\
+{									\
+	ULSM__APR_SINGLE(ns, name, args_use)				\
+	return ULSM__APR_SLOTS_FN(ns, name) args_use;			\
 }
 
 #endif /* !APR_HOOK_PROBES_ENABLED */

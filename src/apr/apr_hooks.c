@@ -12,6 +12,8 @@
  *     module's code once its functions are gone);
  *   - tail key i: on for i == min(nelts, slots) only (the walk ends
  *     there; the keys after it are never reached);
+ *   - the single key: on when the array holds exactly one function
+ *     (RUN_FIRST and VOID hooks jump to it);
  *   - the direct key: on (the run function uses the slots).
  * If the update fails, a second one turns the direct key off, so that the
  * hook walks APR's array from its start (APR's own dispatch, slower but
@@ -77,6 +79,7 @@ static int record(struct ulsm_update *u, const struct ulsm_apr_hook *h)
 				 i < filled ? array_func(a, i) : NULL);
 		ulsm_update_branch(u, &h->tail[i], i == filled);
 	}
+	ulsm_update_branch(u, h->single, n == 1);
 	ulsm_update_branch(u, h->direct, true);
 	return filled;
 }
@@ -93,6 +96,7 @@ static void fall_back(struct ulsm_update *u, struct ulsm_apr_hook *only)
 	for (struct ulsm_apr_hook *h = only ? only : hooks; h;
 	     h = only ? NULL : h->next) {
 		ulsm_update_branch(u, h->direct, false);
+		ulsm_update_branch(u, h->single, false);
 		h->filled = -1;
 	}
 	ret = ulsm_update_commit(u);
