@@ -89,6 +89,7 @@ LIB_SRCS	:= src/base/sys.c src/base/error.c src/base/config.c \
 		   src/lsm/state.c src/lsm/order.c src/lsm/blobs.c src/lsm/slots.c \
 		   src/lsm/dispatch.c src/lsm/seal.c src/lsm/toggle.c src/lsm/query.c \
 		   src/lsm/notes.c src/lsm/place.c src/lsm/pin.c src/lsm/plugins.c \
+		   src/trace/tracepoint.c src/trace/recorder.c \
 		   src/init.c src/dump.c
 ifeq ($(GENERIC),1)
 LIB_SRCS	+= src/engine/arch/generic/generic.c
@@ -112,7 +113,7 @@ TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_key_semantics_nopie.t $(BUILD)/tests/t_cxx.t \
 		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t \
 		   $(BUILD)/tests/t_man.t $(BUILD)/tests/t_sys_wrapped.t \
-		   $(BUILD)/tests/t_layers.t
+		   $(BUILD)/tests/t_layers.t $(BUILD)/tests/t_trace_tool.t
 # The README's small examples, run by make check (t_examples), and the
 # demonstrations.
 SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
@@ -120,8 +121,8 @@ SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
 EXAMPLE_BINS	:= $(SMALL_EXAMPLES) $(BUILD)/examples/keys_demo $(BUILD)/examples/lsm_demo
 STRESS_ARGS	?= --flips 100000 --threads 3
 
-.PHONY: all tests examples check stress bench demo demo-keys install uninstall clean distclean
-all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc
+.PHONY: all tests examples check stress bench demo demo-keys demo-trace install uninstall clean distclean
+all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc $(BUILD)/ulsm-trace
 
 $(CONFIG_H): Makefile
 	@mkdir -p $(dir $@)
@@ -321,6 +322,26 @@ $(BUILD)/tests/pg_%.so: tests/plugins/module.c $(PG_DEPS) $(BUILD)/libulsm.so
 	$(CC) $(CPPFLAGS_ALL) -Itests -DPG_NAME=$* $(pg_flags_$*) $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
 
 $(BUILD)/tests/t_lsm_plugins.t: tests/t_lsm_plugins.c tests/tap.h tests/runtime.h $(PG_DEPS) $(BUILD)/libulsm.so $(PG_PLUGINS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
+		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
+
+# The recorder's converter (tools/), installed with the library.
+$(BUILD)/ulsm-trace: tools/ulsm-trace.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
+
+$(BUILD)/tests/t_trace_tool.t: tests/t_trace_tool.sh.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' -e "s|@EMU@|$(EMU)|" $< > $@
+	chmod +x $@
+
+# Tracepoints: one in a plug-in, which the test loads (shared library).
+$(BUILD)/tests/plugin_tp.so: tests/plugin_tp.c tests/trace/tp_defs.h $(HEADERS) $(CONFIG_H) $(BUILD)/libulsm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
+
+$(BUILD)/tests/t_tracepoint.t: tests/t_tracepoint.c tests/trace/tp_defs.h $(TEST_DEPS) $(BUILD)/libulsm.so $(BUILD)/tests/plugin_tp.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
@@ -589,6 +610,22 @@ demo: $(BUILD)/examples/lsm_demo
 	$(EMU) $(BUILD)/examples/lsm_demo $(DEMO_ARGS)
 
 # Static keys flipped while threads run them.
+# Tracepoints recorded by the built-in recorder, converted for Perfetto,
+# and drawn as a timeline when gnuplot is installed.
+$(BUILD)/examples/trace/trace_demo: examples/trace/trace_demo.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+demo-trace: $(BUILD)/examples/trace/trace_demo $(BUILD)/ulsm-trace
+	rm -f $(BUILD)/trace_demo.bin
+	ULSM_TRACE='req_*,cache_miss' ULSM_TRACE_FILE=$(BUILD)/trace_demo.bin $(EMU) $(BUILD)/examples/trace/trace_demo
+	$(EMU) $(BUILD)/ulsm-trace --json $(BUILD)/trace_demo.bin > $(BUILD)/trace_demo.json
+	$(EMU) $(BUILD)/ulsm-trace --text $(BUILD)/trace_demo.bin > $(BUILD)/trace_demo.txt
+	@echo "trace: $(BUILD)/trace_demo.json (open it in ui.perfetto.dev), $(BUILD)/trace_demo.txt"
+	@if command -v gnuplot >/dev/null 2>&1; then \
+		examples/trace/timeline.sh $(BUILD)/trace_demo.txt $(BUILD)/trace_demo.png && \
+		echo "timeline: $(BUILD)/trace_demo.png"; fi
+
 demo-keys: $(BUILD)/examples/keys_demo
 	$(EMU) $(BUILD)/examples/keys_demo $(DEMO_ARGS)
 
@@ -640,7 +677,9 @@ MAN_LINKS	:= $(foreach m,$(MAN_PAGES),$(foreach l,$(call man_names,$(m)),\
 		   $(MANDIR)/$(call man_sec,$(m))/$(l)$(suffix $(m))=$(call man_sec,$(m))/$(notdir $(m))))
 I_MAN		:= $(foreach m,$(MAN_PAGES),$(MANDIR)/$(call man_sec,$(m))/$(notdir $(m))) \
 		   $(foreach l,$(MAN_LINKS),$(firstword $(subst =, ,$(l))))
-INSTALLED	:= $(I_HEADERS) $(I_LIBS) $(I_PKG) $(I_MAN)
+BINDIR		?= $(PREFIX)/bin
+I_BIN		:= $(BINDIR)/ulsm-trace
+INSTALLED	:= $(I_HEADERS) $(I_LIBS) $(I_PKG) $(I_MAN) $(I_BIN)
 
 # One prefix holds one back end. The two differ in ulsm/config.h (which
 # the inline fast paths follow) and in libulsm.so itself, and a program
@@ -685,6 +724,8 @@ install: all
 	install -m 644 include/ulsm/apr/*.h $(DESTDIR)$(INCLUDEDIR)/ulsm/apr/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(BUILD)/ulsm-trace $(DESTDIR)$(BINDIR)/
 	ln -sf libulsm.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_NAME)
 	ln -sf $(SHARED_NAME) $(DESTDIR)$(LIBDIR)/libulsm.so
 	# Written here, not in $(BUILD): PREFIX may differ from the build's.

@@ -20,6 +20,7 @@
 
 #include "lsm/lsm_internal.h"
 #include "static/static.h"
+#include "trace/trace.h"
 
 void ulsm_dump_arm(const void *object);
 
@@ -310,6 +311,9 @@ ULSM_API void ulsm_dump(FILE *f)
 	dump_locked(f);
 	ulsm_unlock();
 	ulsm_lsm_unlock();
+	/* Its lock comes before the patch lock: taken on its own. */
+	ulsm_trace_dump(f);
+	fflush(f);
 }
 
 /*
@@ -339,6 +343,7 @@ static void dump_at_exit(void)
 				dump_locked(f);
 				ulsm_unlock();
 				ulsm_lsm_unlock();
+				ulsm_trace_dump(f);
 				break;
 			}
 			ulsm_lsm_unlock();

@@ -44,6 +44,15 @@ static int tap_ok(int cond, const char *fmt, ...)
 		tap_r;							\
 	})
 
+#define is_string(got, want, ...)					\
+	({								\
+		const char *tap_gs = (got), *tap_ws = (want);		\
+		int tap_r = tap_ok(!strcmp(tap_gs, tap_ws), __VA_ARGS__); \
+		if (!tap_r)						\
+			diag("  got \"%s\", want \"%s\"", tap_gs, tap_ws); \
+		tap_r;							\
+	})
+
 __attribute__((format(printf, 1, 2), unused))
 static void diag(const char *fmt, ...)
 {

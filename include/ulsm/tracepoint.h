@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulsm/tracepoint.h - tracepoints that are a NOP while off and a direct
+ * call of the probe while one is attached, as the kernel's.
+ *
+ *	// in a header
+ *	DECLARE_TRACEPOINT(req_start, TP_PROTO(int fd, long len), TP_ARGS(fd, len));
+ *	// in exactly one .c file of the object (program or shared object),
+ *	// after the declaration (the header)
+ *	DEFINE_TRACEPOINT(req_start, TP_PROTO(int fd, long len), TP_ARGS(fd, len));
+ *
+ *	trace_req_start(fd, len);		// a 5-byte NOP while no probe
+ *
+ *	static void on_start(void *data, int fd, long len) { ... }
+ *	register_trace_req_start(on_start, cookie);	// 0 or -errno
+ *	unregister_trace_req_start(on_start, cookie);	// no thread is still
+ *							// inside on_start
+ *
+ * A tracepoint's site is a static key. With one probe attached, the site
+ * calls it through the tracepoint's static call (on x86-64 the call site
+ * itself is patched to call the probe), with the probe's data as first
+ * argument. With several, the static call targets the tracepoint's
+ * iterator, which calls each in the order they were attached. The call
+ * is inside a read-side section (<ulsm/grace.h>): unregistering returns
+ * only when no thread is still inside the probe, whatever it does (it may
+ * sleep). Probes are attached and detached from any thread, at any time,
+ * while other threads hit the tracepoint; not from inside a probe.
+ *
+ * Every tracepoint of every loaded object is known by name (a constructor
+ * adds it, a destructor removes it at dlclose): ulsm_trace_attach() takes
+ * a glob and attaches to the tracepoints that match, now and those that
+ * appear later, until ulsm_trace_detach(); ulsm_dump() lists them all
+ * with their state and probes.
+ *
+ * The built-in recorder is a probe: ulsm_trace_enable("req_*") attaches
+ * it; it writes, per thread and with no lock and no system call, the time,
+ * the tracepoint and its first six arguments (each as an integer: at most
+ * 8 bytes of it) into a ring buffer, and ulsm_trace_write() saves every
+ * buffer to a file that the ulsm-trace tool turns into text or into
+ * Chrome trace-event JSON (which Perfetto opens). ULSM_TRACE=glob,...
+ * enables it at start-up and writes ULSM_TRACE_FILE (default
+ * ulsm-trace.<pid>.bin) at exit.
+ *
+ * Limits: a tracepoint has one to six parameters (TP_PROTO(void) is not
+ * supported), of types that fit the recorder's words or not (wider ones
+ * are recorded by their first 8 bytes). A probe attached by glob must
+ * have the prototype of every tracepoint the glob matches: nothing can
+ * check it. A probe's object must stay loaded while it is attached.
+ */
+#ifndef ULSM_TRACEPOINT_H
+#define ULSM_TRACEPOINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <ulsm/compiler.h>
+#include <ulsm/grace.h>
+#include <ulsm/static_call.h>
+#include <ulsm/static_key.h>
+
+ULSM__EXTERN_C_BEGIN
+
+struct ulsm_tp_probe {
+	void *func;
+	void *data;
+};
+
+/* The probes attached to a tracepoint, replaced as a whole (RCU). */
+struct ulsm_tp_funcs {
+	int n;
+	struct ulsm_tp_probe probes[];
+};
+
+/*
+ * A tracepoint (made by DEFINE_TRACEPOINT).
+ * @key:     on while a probe is attached
+ * @call:    the static call the site makes: NULL, the single probe, or
+ *           @iter
+ * @data:    the single probe's data, which the site passes
+ * @funcs:   every probe, in the order of attachment (read by @iter)
+ * @record:  the recorder's probe for this prototype
+ */
+struct ulsm_tracepoint {
+	const char *name;
+	const char *args;		/* the parameters' names, "fd, len" */
+	int nargs;
+	struct static_key_false *key;
+	struct static_call_key *call;
+	void *tramp;
+	void *iter;
+	void *record;
+	void *data;
+	struct ulsm_tp_funcs *funcs;
+	unsigned int id;		/* the library's: for the recorder */
+	bool was_on;			/* the library's: a probe was attached */
+	struct ulsm_tracepoint *next;	/* the library's: every tracepoint */
+};
+
+/**
+ * tracepoint_probe_register - attach @probe, with @data, to @tp
+ *
+ * Return: 0, -EEXIST (the same probe and data are attached), -ENOMEM, or
+ * the error of the update (nothing changed).
+ */
+int tracepoint_probe_register(struct ulsm_tracepoint *tp, void *probe,
+			      void *data);
+/**
+ * tracepoint_probe_unregister - detach @probe and @data from @tp; when it
+ * returns 0, no thread is inside the probe any more
+ *
+ * Return: 0, -ENOENT (not attached), -EDEADLK (called from a read-side
+ * section: a probe), or the error of the update (still attached).
+ */
+int tracepoint_probe_unregister(struct ulsm_tracepoint *tp, void *probe,
+				void *data);
+
+/**
+ * ulsm_trace_attach - attach @probe to every tracepoint whose name
+ * matches @glob (fnmatch), now and when objects that define more load
+ *
+ * Return: how many tracepoints it attached to now (0 or more), or a
+ * negative errno (then none).
+ */
+int ulsm_trace_attach(const char *glob, void *probe, void *data);
+/**
+ * ulsm_trace_detach - undo ulsm_trace_attach() with the same arguments
+ *
+ * Return: how many tracepoints it was detached from, or a negative errno.
+ */
+int ulsm_trace_detach(const char *glob, void *probe, void *data);
+
+/** ulsm_trace_enable - attach the recorder to the tracepoints of @glob */
+int ulsm_trace_enable(const char *glob);
+/** ulsm_trace_disable - detach the recorder from them */
+int ulsm_trace_disable(const char *glob);
+/**
+ * ulsm_trace_write - write every thread's recorded events to @path
+ *
+ * Return: how many events it wrote, or a negative errno.
+ */
+long ulsm_trace_write(const char *path);
+
+/**
+ * ulsm_tracepoint_find - the loaded tracepoint called @name, or NULL
+ */
+struct ulsm_tracepoint *ulsm_tracepoint_find(const char *name);
+
+/* The defining unit's constructor and destructor. */
+void ulsm__tracepoint_add(struct ulsm_tracepoint *tp);
+void ulsm__tracepoint_remove(struct ulsm_tracepoint *tp);
+/* The recorder's entry: @n words of arguments. */
+void ulsm__trace_record(const struct ulsm_tracepoint *tp, int n,
+			const uint64_t *words);
+
+ULSM__EXTERN_C_END
+
+#define TP_PROTO(...)	__VA_ARGS__
+#define TP_ARGS(...)	__VA_ARGS__
+
+/* A parameter as a recorder's word: its first 8 bytes, zero-extended. */
+#define ULSM__TP_WORD(x)						\
+({									\
+	uint64_t ulsm__tw = 0;						\
+	memcpy(&ulsm__tw, &(x), sizeof(x) < 8 ? sizeof(x) : 8);		\
+	ulsm__tw;							\
+})
+#define ULSM__TP_W1(a)			ULSM__TP_WORD(a)
+#define ULSM__TP_W2(a, ...)		ULSM__TP_WORD(a), ULSM__TP_W1(__VA_ARGS__)
+#define ULSM__TP_W3(a, ...)		ULSM__TP_WORD(a), ULSM__TP_W2(__VA_ARGS__)
+#define ULSM__TP_W4(a, ...)		ULSM__TP_WORD(a), ULSM__TP_W3(__VA_ARGS__)
+#define ULSM__TP_W5(a, ...)		ULSM__TP_WORD(a), ULSM__TP_W4(__VA_ARGS__)
+#define ULSM__TP_W6(a, ...)		ULSM__TP_WORD(a), ULSM__TP_W5(__VA_ARGS__)
+#define ULSM__TP_NARGS(...)						\
+	ULSM__TP_NARGS_(__VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
+#define ULSM__TP_NARGS_(a1, a2, a3, a4, a5, a6, N, ...)	N
+#define ULSM__TP_WORDS_(n, ...)		ULSM__TP_W##n(__VA_ARGS__)
+#define ULSM__TP_WORDS(n, ...)		ULSM__TP_WORDS_(n, __VA_ARGS__)
+
+#define ULSM__TP_STR(...)	#__VA_ARGS__
+#define ULSM__TP(name)		__tracepoint_##name
+#define ULSM__TP_KEY(name)	__tracepoint_key_##name
+#define ULSM__TP_CALL(name)	__tracepoint_call_##name
+#define ULSM__TP_FN(name)	__tracepoint_fn_##name
+
+/*
+ * The site: a static key; while it is on, a read-side section around the
+ * call of the static call, with the single probe's data (which @iter
+ * ignores).
+ */
+#define DECLARE_TRACEPOINT(NAME, PROTO, ARGS)				\
+	typedef void ULSM__TP_FN(NAME)(void *ulsm__data, PROTO);	\
+	extern struct ulsm_tracepoint ULSM__TP(NAME);			\
+	extern struct static_key_false ULSM__TP_KEY(NAME);		\
+	DECLARE_STATIC_CALL(ULSM__TP_CALL(NAME), ULSM__TP_FN(NAME));	\
+	static inline __attribute__((always_inline)) void		\
+	trace_##NAME(PROTO)						\
+	{								\
+		if (static_branch_unlikely(&ULSM__TP_KEY(NAME))) {	\
+			ulsm_read_lock();				\
+			static_call_inline(ULSM__TP_CALL(NAME),		\
+				__atomic_load_n(&ULSM__TP(NAME).data,	\
+						__ATOMIC_RELAXED),	\
+				ARGS);					\
+			ulsm_read_unlock();				\
+		}							\
+	}								\
+	static inline int register_trace_##NAME(			\
+		void (*probe)(void *ulsm__data, PROTO), void *data)	\
+	{								\
+		return tracepoint_probe_register(&ULSM__TP(NAME),	\
+			(void *)(uintptr_t)probe, data);		\
+	}								\
+	static inline int unregister_trace_##NAME(			\
+		void (*probe)(void *ulsm__data, PROTO), void *data)	\
+	{								\
+		return tracepoint_probe_unregister(&ULSM__TP(NAME),	\
+			(void *)(uintptr_t)probe, data);		\
+	}
+
+/*
+ * The tracepoint itself: its key, its static call, the iterator over
+ * several probes, the recorder's probe, and the constructor that makes it
+ * known (and the destructor, for an object that is unloaded).
+ */
+#define DEFINE_TRACEPOINT(NAME, PROTO, ARGS)				\
+	struct static_key_false ULSM__TP_KEY(NAME) = STATIC_KEY_FALSE_INIT; \
+	DEFINE_STATIC_CALL_NULL(ULSM__TP_CALL(NAME), ULSM__TP_FN(NAME)); \
+	static void __traceiter_##NAME(void *ulsm__data, PROTO)		\
+	{								\
+		struct ulsm_tp_funcs *ulsm__f = __atomic_load_n(	\
+			&ULSM__TP(NAME).funcs, __ATOMIC_ACQUIRE);	\
+		(void)ulsm__data;					\
+		for (int ulsm__i = 0; ulsm__f && ulsm__i < ulsm__f->n;	\
+		     ulsm__i++)						\
+			((ULSM__TP_FN(NAME) *)ulsm__f->probes[ulsm__i].func)( \
+				ulsm__f->probes[ulsm__i].data, ARGS);	\
+	}								\
+	static void __tracerec_##NAME(void *ulsm__data, PROTO)		\
+	{								\
+		const uint64_t ulsm__w[] = {				\
+			ULSM__TP_WORDS(ULSM__TP_NARGS(ARGS), ARGS)	\
+		};							\
+		(void)ulsm__data;					\
+		ulsm__trace_record(&ULSM__TP(NAME),			\
+				   (int)(sizeof(ulsm__w) / 8), ulsm__w); \
+	}								\
+	struct ulsm_tracepoint ULSM__TP(NAME) = {			\
+		.name = #NAME,						\
+		.args = ULSM__TP_STR(ARGS),				\
+		.nargs = ULSM__TP_NARGS(ARGS),				\
+		.key = &ULSM__TP_KEY(NAME),				\
+		.call = &STATIC_CALL_KEY(ULSM__TP_CALL(NAME)),		\
+		.tramp = STATIC_CALL_TRAMP_ADDR(ULSM__TP_CALL(NAME)),	\
+		.iter = (void *)(uintptr_t)__traceiter_##NAME,		\
+		.record = (void *)(uintptr_t)__tracerec_##NAME,		\
+	};								\
+	__attribute__((constructor)) static void __tpadd_##NAME(void)	\
+	{								\
+		ulsm__tracepoint_add(&ULSM__TP(NAME));			\
+	}								\
+	__attribute__((destructor)) static void __tpremove_##NAME(void)	\
+	{								\
+		ulsm__tracepoint_remove(&ULSM__TP(NAME));		\
+	}
+
+#endif /* ULSM_TRACEPOINT_H */
