@@ -113,7 +113,8 @@ TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_key_semantics_nopie.t $(BUILD)/tests/t_cxx.t \
 		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t \
 		   $(BUILD)/tests/t_man.t $(BUILD)/tests/t_sys_wrapped.t \
-		   $(BUILD)/tests/t_layers.t $(BUILD)/tests/t_trace_tool.t
+		   $(BUILD)/tests/t_layers.t $(BUILD)/tests/t_trace_tool.t \
+		   $(BUILD)/tests/t_apr_diff.t
 # The README's small examples, run by make check (t_examples), and the
 # demonstrations.
 SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
@@ -219,6 +220,9 @@ $(BUILD)/ulsm-apr-uninstalled.pc: ulsm-apr-uninstalled.pc.in Makefile
 	sed -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
 	    -e 's|@VERSION@|$(VERSION)|' $< > $@
 endif
+
+# The drop-in against libaprutil, byte for byte (t_apr_diff).
+include tests/apr/apr_diff.mk
 
 # --- tests -------------------------------------------------------------
 
@@ -400,8 +404,10 @@ $(BUILD)/tests/t_bti.t: tests/t_bti.c $(TEST_DEPS) $(BUILD)/libulsm.so $(BTI_PLU
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-Wl,-rpath,'$$ORIGIN/..' $(LDLIBS_ALL)
 
+# Sanitizers make each APR seed 3-10 times slower: fewer seeds there.
+APR_DIFF_SEEDS	?= $(if $(SANITIZE),100,300)
 check: all $(TEST_BINS)
-	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. ULSM_EMU='$(EMU)' \
+	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. ULSM_EMU='$(EMU)' APR_DIFF_SEEDS=$(APR_DIFF_SEEDS) \
 		prove $(if $(EMU),--exec 'sh $(CURDIR)/tests/emu_exec.sh') $(addprefix ./,$(notdir $(TEST_BINS)))
 
 stress: all $(BUILD)/tests/t_grace.t $(BUILD)/tests/t_lsm_plugins.t $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t

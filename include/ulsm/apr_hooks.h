@@ -108,10 +108,15 @@ int ulsm_apr_hook_slots(const char *name);
 
 ULSM__EXTERN_C_END
 
-#ifndef APR_HOOK_PROBES_ENABLED
-
+/*
+ * Also in a unit built with APR's probes: hooks of other units must be
+ * refilled after a sort or a deregistration made there
+ * (t_apr_diff caught it).
+ */
 #define apr_hook_sort_all		ulsm_apr_hook_sort_all
 #define apr_hook_deregister_all		ulsm_apr_hook_deregister_all
+
+#ifndef APR_HOOK_PROBES_ENABLED
 
 /* --- what the implementing unit defines per hook ----------------------- */
 
