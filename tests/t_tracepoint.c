@@ -30,6 +30,22 @@ DEFINE_TRACEPOINT(tp_rec, TP_PROTO(int x, const char *s, double d),
 		  TP_ARGS(x, s, d));
 
 __attribute__((noinline)) static void hit_a(int x, long y) { trace_tp_a(x, y); }
+
+/* 100 tracepoints many_00 .. many_99, each with a site of its own. */
+#define MANY(i)								\
+	DECLARE_TRACEPOINT(many_##i, TP_PROTO(int x), TP_ARGS(x));	\
+	DEFINE_TRACEPOINT(many_##i, TP_PROTO(int x), TP_ARGS(x));	\
+	__attribute__((noinline)) static void hit_many_##i(int x)	\
+	{								\
+		trace_many_##i(x);					\
+	}
+#define X10(M, p)	M(p##0) M(p##1) M(p##2) M(p##3) M(p##4)	\
+			M(p##5) M(p##6) M(p##7) M(p##8) M(p##9)
+#define X100(M)		X10(M, 0) X10(M, 1) X10(M, 2) X10(M, 3) X10(M, 4) \
+			X10(M, 5) X10(M, 6) X10(M, 7) X10(M, 8) X10(M, 9)
+X100(MANY)
+#define MANY_HIT(i)	hit_many_##i,
+static void (*const many_hits[100])(int) = { X100(MANY_HIT) };
 __attribute__((noinline)) static void hit_g1(int x) { trace_tp_g1(x); }
 __attribute__((noinline)) static void hit_g2(int x) { trace_tp_g2(x); }
 
@@ -150,6 +166,46 @@ static void by_glob(void)
 	is_int(gcount, 0, "no probe runs");
 	dlclose(h);
 	ok(ulsm_tracepoint_find("tp_g3") == NULL, "gone with its object");
+}
+
+/* A glob over 100 tracepoints without a probe: one update. */
+static int many_count;
+static void many_probe(void *data, int x)
+{
+	(void)data;
+	many_count += x;
+}
+
+static void many_at_once(void)
+{
+	struct ulsm_stats st0, st1;
+	bool patching = strcmp(ulsm_backend(), "generic") != 0;
+
+	ulsm_get_stats(&st0);
+	is_int(ulsm_trace_attach("many_*", (void *)many_probe, NULL), 100,
+	       "a glob attaches one probe to 100 tracepoints");
+	ulsm_get_stats(&st1);
+	if (patching)
+		is_int((int)(st1.batches - st0.batches), 1,
+		       "in one update (one batch, %lu core syncs)",
+		       st1.core_syncs - st0.core_syncs);
+	many_count = 0;
+	for (int i = 0; i < 100; i++)
+		many_hits[i](1);
+	is_int(many_count, 100, "each of the 100 calls it");
+	ulsm_get_stats(&st0);
+	is_int(ulsm_trace_detach("many_*", (void *)many_probe, NULL), 100,
+	       "and detaches from all");
+	ulsm_get_stats(&st1);
+	if (patching)
+		is_int((int)(st1.batches - st0.batches), 1,
+		       "in one update too");
+	is_int((int)(st1.grace_periods - st0.grace_periods), 1,
+	       "and one grace period");
+	many_count = 0;
+	for (int i = 0; i < 100; i++)
+		many_hits[i](1);
+	is_int(many_count, 0, "none calls it any more");
 }
 
 /* --- attach and detach while threads hit ------------------------------- */
@@ -297,6 +353,7 @@ int main(int argc, char **argv)
 	diag("back end %s", ulsm_backend());
 	one_and_several();
 	by_glob();
+	many_at_once();
 	under_threads(rounds);
 	sleeping_probe();
 	recorder(getenv("ULSM_TEST_TRACE_FILE"));

@@ -31,6 +31,7 @@ struct name {
 	uint32_t id;
 	uint32_t nargs;
 	char *name;
+	char *args;		/* the buffer argv points into */
 	char *argv[6];
 };
 
@@ -127,7 +128,8 @@ static struct rec *read_file(const char *path, size_t *count)
 		nl = get_u32(f, path);
 		al = get_u32(f, path);
 		names[i].name = get_str(f, nl, path);
-		split_args(&names[i], get_str(f, al, path));
+		names[i].args = get_str(f, al, path);
+		split_args(&names[i], names[i].args);
 	}
 	nrings = get_u32(f, path);
 	for (uint32_t r = 0; r < nrings; r++) {
@@ -262,5 +264,11 @@ int main(int argc, char **argv)
 		print_json(recs, n);
 	else
 		print_text(recs, n);
+	free(recs);
+	for (uint32_t i = 0; i < nnames; i++) {
+		free(names[i].name);
+		free(names[i].args);
+	}
+	free(names);
 	return ferror(stdout) ? 1 : 0;
 }

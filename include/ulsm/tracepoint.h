@@ -184,6 +184,18 @@ ULSM__EXTERN_C_END
 #define ULSM__TP_FN(name)	__tracepoint_fn_##name
 
 /*
+ * The call: on a patching back end the site's own call is patched (a NULL
+ * target is a trampoline that returns); on the generic one, the key and
+ * the pointer are two loads that may be seen out of step, and a NULL
+ * target calls a function that does nothing.
+ */
+#ifdef ULSM__ARCH_HAS_SC_TRAMP
+# define ULSM__TP_CALL_SITE(call, ...)	static_call_inline(call, __VA_ARGS__)
+#else
+# define ULSM__TP_CALL_SITE(call, ...)	static_call_cond(call)(__VA_ARGS__)
+#endif
+
+/*
  * The site: a static key; while it is on, a read-side section around the
  * call of the static call, with the single probe's data (which @iter
  * ignores).
@@ -193,25 +205,27 @@ ULSM__EXTERN_C_END
 	extern struct ulsm_tracepoint ULSM__TP(NAME);			\
 	extern struct static_key_false ULSM__TP_KEY(NAME);		\
 	DECLARE_STATIC_CALL(ULSM__TP_CALL(NAME), ULSM__TP_FN(NAME));	\
-	static inline __attribute__((always_inline)) void		\
+	static inline __attribute__((always_inline, unused)) void	\
 	trace_##NAME(PROTO)						\
 	{								\
 		if (static_branch_unlikely(&ULSM__TP_KEY(NAME))) {	\
 			ulsm_read_lock();				\
-			static_call_inline(ULSM__TP_CALL(NAME),		\
+			ULSM__TP_CALL_SITE(ULSM__TP_CALL(NAME),		\
 				__atomic_load_n(&ULSM__TP(NAME).data,	\
 						__ATOMIC_RELAXED),	\
 				ARGS);					\
 			ulsm_read_unlock();				\
 		}							\
 	}								\
-	static inline int register_trace_##NAME(			\
+	static inline __attribute__((unused)) int			\
+	register_trace_##NAME(						\
 		void (*probe)(void *ulsm__data, PROTO), void *data)	\
 	{								\
 		return tracepoint_probe_register(&ULSM__TP(NAME),	\
 			(void *)(uintptr_t)probe, data);		\
 	}								\
-	static inline int unregister_trace_##NAME(			\
+	static inline __attribute__((unused)) int			\
+	unregister_trace_##NAME(					\
 		void (*probe)(void *ulsm__data, PROTO), void *data)	\
 	{								\
 		return tracepoint_probe_unregister(&ULSM__TP(NAME),	\

@@ -185,21 +185,25 @@ static int queue(struct change *c, struct ulsm_batch *b)
 			       NULL);
 }
 
+/*
+ * Targets, then counts: on the generic back end a reader that sees a key
+ * on (an acquire of its count) then sees the calls changed with it.
+ */
 static void publish(struct ulsm_update *u, bool before_batch, bool undo)
 {
-	size_t i;
-
-	for (i = 0; i < u->n; i++) {
+	for (size_t i = 0; i < u->n; i++) {
 		struct change *c = &u->v[i];
 
-		if (c->noop)
+		if (c->noop || c->kind != CHANGE_CALL)
 			continue;
-		if (c->kind == CHANGE_KEY) {
-			if (!before_batch && !undo)
-				ulsm_key_set_count(c->obj, c->on);
-		} else if (before_batch ? c->first : (!undo || c->first)) {
+		if (before_batch ? c->first : (!undo || c->first))
 			ulsm_call_set_func(c->obj, undo ? c->old_func : c->func);
-		}
+	}
+	for (size_t i = 0; i < u->n && !before_batch && !undo; i++) {
+		struct change *c = &u->v[i];
+
+		if (!c->noop && c->kind == CHANGE_KEY)
+			ulsm_key_set_count(c->obj, c->on);
 	}
 }
 

@@ -258,19 +258,112 @@ static bool matches(const char *glob, const struct ulsm_tracepoint *tp)
 	return !fnmatch(glob, tp->name, 0);
 }
 
-/* Detach @func from the first @upto tracepoints that match (a rollback). */
-static void undo_attach(const char *glob, void *func, void *data,
-			struct ulsm_tracepoint *upto)
+/*
+ * The tracepoints of @m that have no probe yet get @func in one update:
+ * enabling a thousand of them costs one batch (three core syncs), not a
+ * thousand. Each then holds its new array; on failure none changed.
+ */
+static int attach_empty(struct ulsm_tracepoint **m, int n, void *func,
+			void *data)
 {
-	for (struct ulsm_tracepoint *tp = tracepoints; tp != upto; tp = tp->next)
-		if (matches(glob, tp))
-			detach_locked(tp, func, data);
+	struct ulsm_tp_funcs **nf = ulsm_calloc((size_t)n + 1, sizeof(*nf));
+	struct ulsm_update *u = ulsm_update_new();
+	bool sync = false;
+	int ret = 0;
+
+	if (!nf || !u) {
+		ret = ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
+		goto out;
+	}
+	for (int i = 0; i < n && !ret; i++) {
+		struct ulsm_tp_probe p = { func ? func : m[i]->record,
+					   func ? data : NULL };
+
+		nf[i] = funcs_new(NULL, -1, &p);
+		if (!nf[i]) {
+			ret = ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
+			break;
+		}
+		__atomic_store_n(&m[i]->data, p.data, __ATOMIC_RELAXED);
+		sync |= m[i]->was_on;
+		ulsm_update_key(u, &m[i]->key->key, true);
+		ulsm_update_call(u, m[i]->call, m[i]->tramp, p.func);
+	}
+	/* As in attach_locked: late readers of an older data first. */
+	if (!ret && sync)
+		ret = ulsm_synchronize();
+	if (!ret)
+		ret = ulsm_update_commit(u);
+	for (int i = 0; i < n && !ret; i++) {
+		publish(m[i], nf[i]);
+		m[i]->was_on = true;
+	}
+	if (ret)
+		for (int i = 0; i < n; i++)
+			ulsm_free(nf[i]);
+out:
+	ulsm_update_free(u);
+	ulsm_free(nf);
+	return ret;
+}
+
+/*
+ * Attach @func to every tracepoint that matches @glob: those without a
+ * probe in one update, the others one by one. Returns how many; on a
+ * failure, detaches those it attached and returns the error.
+ */
+static int attach_matching(const char *glob, void *func, void *data)
+{
+	struct ulsm_tracepoint **m, **empty;
+	int n = 0, ne = 0, count = 0, ret = 0, done;
+
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
+		n += matches(glob, tp);
+	m = ulsm_calloc((size_t)n + 1, sizeof(*m));
+	empty = ulsm_calloc((size_t)n + 1, sizeof(*empty));
+	if (!m || !empty) {
+		ulsm_free(m);
+		ulsm_free(empty);
+		return ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
+	}
+	n = 0;
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
+		if (!matches(glob, tp))
+			continue;
+		if (nprobes(tp))
+			m[n++] = tp;
+		else
+			empty[ne++] = tp;
+	}
+	ret = attach_empty(empty, ne, func, data);
+	if (!ret)
+		count = ne;
+	for (done = 0; !ret && done < n; done++) {
+		ret = attach_locked(m[done], func, data);
+		if (ret == -EEXIST) {
+			ret = 0;	/* attached already: not ours to undo */
+			m[done] = NULL;
+		} else if (!ret) {
+			count++;
+		}
+	}
+	if (ret && count) {
+		/* Undo: the empties (if they were attached) and m[0..done-1]. */
+		for (int i = 0; i < ne; i++)
+			detach_locked(empty[i], func, data);
+		for (int i = 0; i + 1 < done; i++)
+			if (m[i])
+				detach_locked(m[i], func, data);
+	}
+	ulsm_free(m);
+	ulsm_free(empty);
+	return ret ? ret : count;
 }
 
 static int glob_attach(const char *glob, void *func, void *data)
 {
 	struct glob_probe *g;
-	int count = 0, ret = 0;
+	int ret;
 
 	if (!glob)
 		return ulsm_error(-EINVAL, "ulsm_trace_attach: NULL glob");
@@ -284,30 +377,65 @@ static int glob_attach(const char *glob, void *func, void *data)
 	g->func = func;
 	g->data = data;
 	pthread_mutex_lock(&trace_lock);
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
-		if (!matches(glob, tp))
-			continue;
-		ret = attach_locked(tp, func, data);
-		if (ret == -EEXIST)
-			ret = 0;	/* attached already: not ours to undo */
-		else if (ret) {
-			undo_attach(glob, func, data, tp);
-			break;
-		} else {
-			count++;
-		}
-	}
-	if (!ret) {
+	ret = attach_matching(glob, func, data);
+	if (ret >= 0) {
 		g->next = globs;
 		globs = g;
 	}
 	pthread_mutex_unlock(&trace_lock);
-	if (ret) {
+	if (ret < 0) {
 		ulsm_free(g->glob);
 		ulsm_free(g);
-		return ret;
 	}
-	return count;
+	return ret;
+}
+
+/*
+ * The tracepoints of @glob whose only probe is @func go off in one update
+ * and one grace period; *count says how many. Those with other probes are
+ * left to detach_locked. On failure none changed.
+ */
+static int detach_alone(const char *glob, void *func, void *data, int *count)
+{
+	struct ulsm_update *u = ulsm_update_new();
+	struct ulsm_tp_funcs **old;
+	struct ulsm_tracepoint **m;
+	int n = 0, ret;
+
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
+		n += matches(glob, tp);
+	m = ulsm_calloc((size_t)n + 1, sizeof(*m));
+	old = ulsm_calloc((size_t)n + 1, sizeof(*old));
+	if (!u || !m || !old) {
+		ret = ulsm_error(-ENOMEM, "ulsm_trace_detach: no memory");
+		goto out;
+	}
+	n = 0;
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
+		struct ulsm_tp_funcs *f = funcs_of(tp);
+
+		if (!matches(glob, tp) || !f || f->n != 1 ||
+		    find(f, func ? func : tp->record, func ? data : NULL) < 0)
+			continue;
+		m[n] = tp;
+		old[n++] = f;
+		ulsm_update_key(u, &tp->key->key, false);
+		ulsm_update_call(u, tp->call, tp->tramp, NULL);
+	}
+	ret = ulsm_update_commit(u);
+	if (ret)
+		goto out;
+	for (int i = 0; i < n; i++)
+		publish(m[i], NULL);
+	*count += n;
+	ret = n ? ulsm_synchronize() : 0;
+	for (int i = 0; i < n && !ret; i++)
+		ulsm_free(old[i]);	/* kept if the grace period failed */
+out:
+	ulsm_update_free(u);
+	ulsm_free(m);
+	ulsm_free(old);
+	return ret;
 }
 
 static int glob_detach(const char *glob, void *func, void *data)
@@ -326,6 +454,7 @@ static int glob_detach(const char *glob, void *func, void *data)
 			break;
 		}
 	}
+	ret = detach_alone(glob, func, data, &count);
 	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
 		int r;
 
