@@ -337,7 +337,7 @@ $(BUILD)/ulsm-trace: tools/ulsm-trace.c
 
 $(BUILD)/tests/t_trace_tool.t: tests/t_trace_tool.sh.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' -e "s|@EMU@|$(EMU)|" $< > $@
+	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' $< > $@
 	chmod +x $@
 
 # Tracepoints: one in a plug-in, which the test loads (shared library).
