@@ -410,7 +410,7 @@ check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. ULSM_EMU='$(EMU)' APR_DIFF_SEEDS=$(APR_DIFF_SEEDS) \
 		prove $(if $(EMU),--exec 'sh $(CURDIR)/tests/emu_exec.sh') $(addprefix ./,$(notdir $(TEST_BINS)))
 
-stress: all $(BUILD)/tests/t_grace.t $(BUILD)/tests/t_lsm_plugins.t $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t
+stress: all $(BUILD)/tests/t_grace.t $(BUILD)/tests/t_lsm_plugins.t $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t $(BUILD)/tests/t_tracepoint.t
 	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
 	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 100000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 20000 --threads 3
@@ -424,6 +424,8 @@ stress: all $(BUILD)/tests/t_grace.t $(BUILD)/tests/t_lsm_plugins.t $(BUILD)/tes
 	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 500 --threads 16
 	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 100 --threads 16
 	$(EMU) $(BUILD)/tests/t_grace.t --swaps 5000
+	# 20,000 probe changes while 4 threads hit the tracepoint.
+	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. $(EMU) ./t_tracepoint.t --long
 	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_lsm_plugins.t --cycles 1000
 	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_fault_walk.t --full
 
