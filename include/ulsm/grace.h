@@ -63,6 +63,46 @@ void ulsm_read_unlock(void);
  */
 int ulsm_synchronize(void);
 
+/*
+ * The read side inline, for hot paths (the tracepoints' sites): the same
+ * as ulsm_read_lock()/ulsm_read_unlock() (src/engine/grace.c says how it
+ * works) without the two calls. The thread's record, whose first word is
+ * its counter, and the grace-period counter are the library's.
+ */
+struct ulsm__grace_reader {
+	unsigned long ctr;
+};
+extern __thread struct ulsm__grace_reader *ulsm__grace_self
+	__attribute__((tls_model("initial-exec")));
+extern unsigned long ulsm__grace_gp;
+
+static inline __attribute__((always_inline)) void ulsm__read_lock_inline(void)
+{
+	struct ulsm__grace_reader *r = ulsm__grace_self;
+	unsigned long c;
+
+	if (__builtin_expect(!r, 0)) {
+		ulsm_read_lock();	/* the thread's first section */
+		return;
+	}
+	c = r->ctr;
+	c = (c & 0xffffUL) ? c + 1 :
+		__atomic_load_n(&ulsm__grace_gp, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->ctr, c, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline __attribute__((always_inline)) void ulsm__read_unlock_inline(void)
+{
+	struct ulsm__grace_reader *r = ulsm__grace_self;
+
+	if (__builtin_expect(!r, 0)) {
+		ulsm_read_unlock();
+		return;
+	}
+	__atomic_store_n(&r->ctr, r->ctr - 1, __ATOMIC_RELEASE);
+}
+
 ULSM__EXTERN_C_END
 
 #endif /* ULSM_GRACE_H */

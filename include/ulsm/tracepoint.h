@@ -209,12 +209,12 @@ ULSM__EXTERN_C_END
 	trace_##NAME(PROTO)						\
 	{								\
 		if (static_branch_unlikely(&ULSM__TP_KEY(NAME))) {	\
-			ulsm_read_lock();				\
+			ulsm__read_lock_inline();			\
 			ULSM__TP_CALL_SITE(ULSM__TP_CALL(NAME),		\
 				__atomic_load_n(&ULSM__TP(NAME).data,	\
 						__ATOMIC_RELAXED),	\
 				ARGS);					\
-			ulsm_read_unlock();				\
+			ulsm__read_unlock_inline();			\
 		}							\
 	}								\
 	static inline __attribute__((unused)) int			\

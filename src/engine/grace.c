@@ -42,13 +42,17 @@
 #define PHASE		0x10000UL
 
 struct reader {
-	unsigned long ctr;
+	unsigned long ctr;		/* first: the inline read side's */
 	struct reader *next;
 	pid_t tid;
 };
 
-/* Bit PHASE flips at each half of a grace period; NEST is 1. */
-static unsigned long gp_ctr = 1;
+/*
+ * Bit PHASE flips at each half of a grace period; NEST is 1. Exported,
+ * with the thread's record, for the inline read side of <ulsm/grace.h>.
+ */
+ULSM_API unsigned long ulsm__grace_gp = 1;
+#define gp_ctr	ulsm__grace_gp
 
 static struct reader *readers;		/* under readers_lock */
 static pthread_mutex_t readers_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -61,8 +65,9 @@ static pthread_key_t reader_key;
  * (its threads count atomically, and while one of them is inside, a grace
  * period waits for all of them: slower, never wrong).
  */
-static __thread struct reader *self
+ULSM_API __thread struct ulsm__grace_reader *ulsm__grace_self
 	__attribute__((tls_model("initial-exec")));	/* no __tls_get_addr */
+#define self	((struct reader *)(void *)ulsm__grace_self)
 static struct reader shared = { 0, NULL, 0 };
 
 static void reader_exit(void *arg)
@@ -133,7 +138,7 @@ static struct reader *reader_new(void)
 	r->next = readers;
 	__atomic_store_n(&readers, r, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&readers_lock);
-	self = r;
+	ulsm__grace_self = (struct ulsm__grace_reader *)(void *)r;
 	return r;
 }
 
