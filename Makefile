@@ -544,6 +544,12 @@ $(BUILD)/bench/bench_unload: bench/bench_unload.c bench/unload_hook_defs.h bench
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Ibench -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
+# bench_update reads the library's own count of its system calls
+# (src/base/sys.h), as the tests do: -Isrc, and the static library.
+$(BUILD)/bench/bench_update: bench/bench_update.c bench/bench.h src/base/sys.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
 # APR hooks: real libaprutil against ulsm-apr against the hard-coded calls
 # (bench/apr/apr_bench.h), one binary per variant: plain, and retpolines
 # on every unit. The hooks' unit is compiled twice, against APR's header
@@ -569,9 +575,10 @@ BA_BINS		:= $(BA_VARIANTS:%=$(BUILD)/bench/bench_apr-%)
 endif
 
 BENCH_ARGS	?=
-BENCH_CHARTS	:= static workload hooks
-bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload $(BA_BINS)
+BENCH_CHARTS	:= static workload hooks update
+bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload $(BUILD)/bench/bench_update $(BA_BINS)
 	$(EMU) $(BUILD)/bench/bench_updaters $(BENCH_ARGS)
+	$(EMU) $(BUILD)/bench/bench_update $(BENCH_ARGS) --json $(BUILD)/bench/update.json --plot $(BUILD)/bench/update
 	$(EMU) $(BUILD)/bench/bench_unload $(BENCH_ARGS) --json $(BUILD)/bench/unload.json
 	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json --plot $(BUILD)/bench/static
 	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json --plot $(BUILD)/bench/static

@@ -2,8 +2,9 @@
 /*
  * All or nothing, by injection: every system call and allocation the
  * library makes goes through src/base/sys.c, where the Nth one can be made to
- * fail. For each operation below, on both write methods and both sync
- * methods, a first child counts the calls the operation makes and records
+ * fail. For each operation below, on each write method (procmem, mprotect,
+ * auto; with the /proc/self/mem descriptor opened by the update, or kept
+ * from an earlier one) and both sync methods, a first child counts the calls the operation makes and records
  * the state it leaves (the bytes of every registered site). Then, for
  * every position N and every errno that kind of call can return, a child
  * fails call N and checks the outcome:
@@ -344,16 +345,26 @@ static bool effect_seen(enum op op)
 struct mode {
 	enum ulsm_write_mode write;
 	enum ulsm_sync_mode sync;
+	bool kept;	/* an update before: /proc/self/mem is kept open */
 	const char *name;
 };
 
-/* Where the signal sync cannot work (tests/runtime.h): membarrier only. */
-
+/*
+ * Where the signal sync cannot work (tests/runtime.h): membarrier only.
+ * The /proc/self/mem descriptor is kept from one batch to the next
+ * (docs/patching-protocol.md, "Choosing the method by batch size"): the
+ * walk fails the calls of an update that opens it and of one that finds
+ * it open, where the first write is its page's probe; auto chooses by
+ * the batch's size.
+ */
 static const struct mode modes[] = {
-	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, "procmem+membarrier" },
-	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_MEMBARRIER, "mprotect+membarrier" },
-	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, "procmem+signal" },
-	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_SIGNAL, "mprotect+signal" },
+	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, false, "procmem+membarrier" },
+	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_MEMBARRIER, false, "mprotect+membarrier" },
+	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, false, "procmem+signal" },
+	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_SIGNAL, false, "mprotect+signal" },
+	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, true, "procmem (kept)+membarrier" },
+	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, false, "auto+membarrier" },
+	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, true, "auto (kept)+membarrier" },
 };
 
 static bool mode_usable(const struct mode *m)
@@ -419,6 +430,9 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	if (!getenv("ULSM_DEBUG"))
 		ulsm_set_log(quiet, NULL);	/* not into TAP comments */
 	setup(op);
+	if (m->kept && (static_branch_enable(&spare_key) ||
+			static_branch_disable(&spare_key)))
+		_exit(93);
 	start_workers();
 	if (count_fd >= 0)
 		take(&before);

@@ -89,9 +89,14 @@ static void fault_at_every_write(int from)
 		if (!hit)
 			break;
 	}
-	ok(failed >= WRITES_PER_SITE * nsites,
+	/*
+	 * Less one: through a kept /proc/self/mem descriptor, the batch's
+	 * first write is its first page's probe; when it fails nothing is
+	 * written, and the batch starts again with a new descriptor.
+	 */
+	ok(failed >= WRITES_PER_SITE * nsites - 1,
 	   "%lu failed writes rolled back (at least %zu)",
-	   failed, WRITES_PER_SITE * nsites);
+	   failed, WRITES_PER_SITE * nsites - 1);
 }
 
 int main(void)

@@ -501,14 +501,15 @@ int ulsm_sync_begin(struct ulsm_sync *s)
 	int ret;
 
 	s->taskfd = -1;
-	s->pid = getpid();
-	s->self = ulsm_sys_gettid();
+	s->pid = s->self = 0;
 	ret = ulsm_sync_prepare();
 	if (ret)
 		return ret;
 	s->method = last_method;
 	if (s->method == SYNC_MEMBARRIER && !emulated)
-		return 0;
+		return 0;	/* no thread ids needed: a 1-site flip saves two calls */
+	s->pid = getpid();
+	s->self = ulsm_sys_gettid();
 	if (s->method == SYNC_MEMBARRIER) {
 		ret = signal_prepare();
 		if (ret)

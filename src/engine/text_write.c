@@ -2,32 +2,45 @@
 /*
  * Writing instruction bytes into the running process.
  *
- * Preferred: pwrite() to /proc/self/mem, which writes through the kernel's
- * FOLL_FORCE path and changes no mapping's permissions. The descriptor is
- * opened for each batch and closed after it: a descriptor kept open would
- * follow the parent's memory into a forked child, and a program that closes
- * or reuses descriptor numbers could turn our write into a write elsewhere.
+ * Two methods (docs/patching-protocol.md, "Writing the bytes" and
+ * "Choosing the method by batch size"):
  *
- * Fallback: mprotect windows. Every page the batch touches becomes
- * writable *and* executable (other threads keep executing code on it) for
- * the duration of the batch, then gets its original protection back, read
- * once from /proc/self/maps. All of this happens under the patch lock.
+ * pwrite() to /proc/self/mem, which writes through the kernel's
+ * FOLL_FORCE path and changes no mapping's permissions. The descriptor is
+ * kept from batch to batch (an open and a close cost a 1-site flip half
+ * its time). Step 0 checks that its number still names /proc/self/mem
+ * (the program may have closed it and reused the number: a write would
+ * then go into one of its files), and the atfork child handler closes it
+ * (it names the parent's memory).
+ *
+ * mprotect windows. Every page the batch touches becomes writable *and*
+ * executable (other threads keep executing code on it) for the duration
+ * of the batch, one mprotect() per run of adjacent pages of one mapping,
+ * then gets its original protection back, read once from
+ * /proc/self/maps. All of this happens under the patch lock.
+ *
+ * In auto mode, a small batch tries /proc/self/mem first (no window, no
+ * read of /proc/self/maps), a large one the windows (its stores cost
+ * nothing, where each pwrite() costs a system call); each falls back to
+ * the other.
  *
  * ulsm_text_open() acquires everything a batch will need, before its
  * first write: the descriptor (probed by rewriting one byte of each page
  * over itself, which also makes the kernel copy the page now rather than
- * in the middle of the batch), or the open windows. A write afterwards
- * needs nothing new, so a rollback can always write. If no method can
- * write, the batch fails before any byte changes: -EPERM for a refusal
- * (PR_SET_MDWE, proc_mem.force_override=never, SELinux execmod, seccomp),
- * or the errno of a missing resource (EMFILE, ENOMEM), which the caller
- * may retry.
+ * in the middle of the batch; a kept descriptor that has written before
+ * leaves the first page's probe to the batch's first write, whose failure
+ * writes nothing), or the open windows. A write afterwards needs nothing
+ * new, so a rollback can always write. If no method can write, the batch
+ * fails before any byte changes: -EPERM for a refusal (PR_SET_MDWE,
+ * proc_mem.force_override=never, SELinux execmod, seccomp), or the errno
+ * of a missing resource (EMFILE, ENOMEM), which the caller may retry.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(__has_include)
@@ -81,7 +94,30 @@ static int collect_pages(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 	return 0;
 }
 
-/* --- /proc/self/mem ----------------------------------------------------- */
+/* --- /proc/self/mem, kept ------------------------------------------------ */
+
+/*
+ * The kept descriptor, what it was when opened (to recognise it), and
+ * whether it has written (then its first page needs no probe). Touched
+ * only under the patch lock, and by the atfork child handler, which runs
+ * while the forking thread holds that lock.
+ */
+static int kept_fd = -1;
+static dev_t kept_dev;
+static ino_t kept_ino;
+static bool kept_wrote;
+
+static void procmem_drop(void)
+{
+	ulsm_sys_close(kept_fd);
+	kept_fd = -1;
+	kept_wrote = false;
+}
+
+void ulsm_text_atfork_child(void)
+{
+	procmem_drop();		/* it writes into the parent */
+}
 
 static int procmem_write(int fd, uintptr_t addr, const void *bytes, size_t len)
 {
@@ -92,26 +128,85 @@ static int procmem_write(int fd, uintptr_t addr, const void *bytes, size_t len)
 	return n < 0 ? (int)n : -EIO;
 }
 
+/*
+ * Whether the kept descriptor still names /proc/self/mem: 0, or a
+ * failure of the check (nothing is known; the batch fails). A number
+ * that names something else now was closed behind our back: forgotten,
+ * never closed (it is the program's).
+ */
+static int procmem_check(void)
+{
+	struct stat st;
+	int ret;
+
+	if (kept_fd < 0)
+		return 0;
+	ret = ulsm_sys_fstat(kept_fd, &st);
+	if (ret == -EBADF ||
+	    (!ret && (st.st_dev != kept_dev || st.st_ino != kept_ino))) {
+		ulsm_debug("descriptor %d is not /proc/self/mem any more (the "
+			   "program closed it?): opening another", kept_fd);
+		kept_fd = -1;
+		kept_wrote = false;
+		return 0;
+	}
+	return ret;
+}
+
+static int procmem_reopen(void)
+{
+	struct stat st;
+	int fd = ulsm_sys_open("/proc/self/mem", O_RDWR), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = ulsm_sys_fstat(fd, &st);
+	if (ret) {
+		ulsm_sys_close(fd);
+		return ret;
+	}
+	kept_fd = fd;
+	kept_dev = st.st_dev;
+	kept_ino = st.st_ino;
+	kept_wrote = false;
+	return 0;
+}
+
 static int procmem_open(struct ulsm_text_writer *w, const char **what)
 {
-	int ret = ulsm_sys_open("/proc/self/mem", O_RDWR);
+	int ret;
 
+	*what = "checking the kept /proc/self/mem descriptor";
+	ret = procmem_check();
+	if (ret)
+		return ret;
 	*what = "opening /proc/self/mem";
-	if (ret < 0)
+	if (kept_fd < 0 && (ret = procmem_reopen()))
 		return ret;
 	*what = "writing through /proc/self/mem";
-	w->fd = ret;
-	ret = 0;
-	for (size_t i = 0; i < w->npages && !ret; i++) {
+	w->fd = kept_fd;
+	w->unprobed = kept_wrote;
+	for (size_t i = w->unprobed ? 1 : 0; i < w->npages && !ret; i++) {
 		uint8_t cur = *(const uint8_t *)w->pages[i].first;
 
 		ret = procmem_write(w->fd, w->pages[i].first, &cur, 1);
 	}
 	if (ret) {
-		ulsm_sys_close(w->fd);
+		procmem_drop();		/* a descriptor that cannot write */
 		w->fd = -1;
+		w->unprobed = false;
 	}
 	return ret;
+}
+
+bool ulsm_text_drop_unprobed(struct ulsm_text_writer *w)
+{
+	if (w->written || !w->unprobed)
+		return false;
+	procmem_drop();
+	w->fd = -1;
+	w->unprobed = false;
+	return true;
 }
 
 /* --- mprotect windows --------------------------------------------------- */
@@ -151,10 +246,12 @@ static int read_protections(struct ulsm_text_writer *w)
 				       w->pages[next].page < hi) {
 					struct ulsm_text_page *p = &w->pages[next++];
 
-					if (p->page >= lo)
+					if (p->page >= lo) {
 						p->prot = (perms[0] == 'r' ? PROT_READ : 0) |
 							  (perms[1] == 'w' ? PROT_WRITE : 0) |
 							  (perms[2] == 'x' ? PROT_EXEC : 0);
+						p->map = lo;
+					}
 				}
 			line = end + 1;
 		}
@@ -174,12 +271,13 @@ static int read_protections(struct ulsm_text_writer *w)
 	return 0;
 }
 
-static int restore(const struct ulsm_text_page *p)
+/* Give pages [@p, @p + @n) their protection back; retried. */
+static int restore_run(const struct ulsm_text_page *p, size_t n)
 {
 	int ret = -EIO;
 
 	for (int tries = 0; tries < 4 && ret; tries++)
-		ret = ulsm_sys_mprotect((void *)p->page, page_size(), p->prot);
+		ret = ulsm_sys_mprotect((void *)p->page, n * page_size(), p->prot);
 	return ret;
 }
 
@@ -198,21 +296,46 @@ static void remember_stuck(const struct ulsm_text_page *p, int err)
 void ulsm_text_restore_stuck(void)
 {
 	for (size_t i = 0; i < nstuck; ) {
-		if (!restore(&stuck[i]))
+		if (!restore_run(&stuck[i], 1))
 			stuck[i] = stuck[--nstuck];
 		else
 			i++;
 	}
 }
 
-/* Give pages [0, @n) their protection back; retried, never fatal. */
+/*
+ * The end of the run of pages from @i (below @n) that one mprotect() can
+ * cover: adjacent, in one mapping (a call over two could change the first
+ * and fail on the second), with one original protection.
+ */
+static size_t run_end(const struct ulsm_text_writer *w, size_t i, size_t n)
+{
+	const struct ulsm_text_page *p = w->pages;
+	size_t j = i + 1;
+
+	while (j < n && p[j].page == p[j - 1].page + page_size() &&
+	       p[j].map == p[i].map && p[j].prot == p[i].prot)
+		j++;
+	return j;
+}
+
+/*
+ * Give pages [0, @n) their protection back, a run at a time; a run that
+ * will not goes page by page, and a page that still will not is
+ * remembered for the next batch. Never fatal.
+ */
 static void close_windows(struct ulsm_text_writer *w, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		int ret = restore(&w->pages[i]);
+	for (size_t i = 0, j; i < n; i = j) {
+		j = run_end(w, i, n);
+		if (!restore_run(&w->pages[i], j - i))
+			continue;
+		for (size_t k = i; k < j; k++) {
+			int ret = restore_run(&w->pages[k], 1);
 
-		if (ret)
-			remember_stuck(&w->pages[i], ret);
+			if (ret)
+				remember_stuck(&w->pages[k], ret);
+		}
 	}
 }
 
@@ -222,10 +345,11 @@ static int open_windows(struct ulsm_text_writer *w, const char **what)
 
 	*what = ret ? "reading /proc/self/maps for the mprotect windows" :
 		"mprotect";
-	for (size_t i = 0; i < w->npages && !ret; i++) {
+	for (size_t i = 0, j; i < w->npages && !ret; i = j) {
 		const struct ulsm_text_page *p = &w->pages[i];
 
-		ret = ulsm_sys_mprotect((void *)p->page, page_size(),
+		j = run_end(w, i, w->npages);
+		ret = ulsm_sys_mprotect((void *)p->page, (j - i) * page_size(),
 					p->prot | PROT_READ | PROT_WRITE |
 					PROT_EXEC);
 		if (ret)
@@ -288,44 +412,77 @@ static bool lack_of_resource(int err)
 	       err == -EAGAIN;
 }
 
+/*
+ * From this many sites on, auto mode tries the windows first: three
+ * pwrite() calls per site (about 1.5 us each) against a read of
+ * /proc/self/maps and two mprotect() calls per run of pages (about 30 us
+ * in all), bench/bench_update.c. Only where the protocol is the
+ * breakpoint's: an aarch64 page may be guarded (BTI), which mprotect()
+ * drops, and there a site costs one write, not three.
+ */
+#define WINDOW_MIN_SITES	16
+
+static int try_procmem(struct ulsm_text_writer *w, const char **what)
+{
+	const char *wwhat;
+	int ret;
+
+	w->method = ULSM_WRITE_PROCMEM;
+	ret = procmem_open(w, what);
+	if (!ret && arch_fetch_misses_procmem(w->fd)) {
+		/* Emulated: also the windows, for reprotect(). */
+		ulsm_sync_set_emulated();
+		ret = open_windows(w, &wwhat);
+		if (ret) {
+			*what = wwhat;
+			w->fd = -1;
+			w->unprobed = false;
+		}
+	}
+	if (ret)
+		ulsm_debug("/proc/self/mem cannot write the text (%s)",
+			   strerror(-ret));
+	return ret;
+}
+
+static int try_windows(struct ulsm_text_writer *w, const char **what)
+{
+	int ret;
+
+	w->method = ULSM_WRITE_MPROTECT;
+	ret = open_windows(w, what);
+	if (ret)
+		ulsm_debug("an mprotect window cannot write the text (%s)",
+			   strerror(-ret));
+	return ret;
+}
+
 int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 {
 	enum ulsm_write_mode mode = ulsm_config.write_mode;
-	const char *pwhat = "/proc/self/mem", *mwhat = "mprotect", *what;
+	const char *pwhat = "/proc/self/mem", *mwhat = "mprotect";
+	bool procmem = mode != ULSM_WRITE_MPROTECT;
+	bool windows = mode != ULSM_WRITE_PROCMEM;
+	bool windows_first = mode == ULSM_WRITE_AUTO &&
+			     arch_protocol == ULSM_PROTO_BREAKPOINT &&
+			     b->n >= WINDOW_MIN_SITES;
 	int pret = 0, mret = 0, err;
 
 	w->fd = -1;
+	w->unprobed = false;
+	w->written = 0;
 	w->windows_open = false;
 	w->pages = NULL;
 	w->npages = 0;
 	ulsm_text_restore_stuck();
 	if (collect_pages(w, b))
 		return ulsm_error(-ENOMEM, "no memory for the batch's pages");
-	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_PROCMEM) {
-		w->method = ULSM_WRITE_PROCMEM;
-		pret = procmem_open(w, &pwhat);
-		if (!pret && arch_fetch_misses_procmem(w->fd)) {
-			/* Emulated: also the windows, for reprotect(). */
-			ulsm_sync_set_emulated();
-			pret = open_windows(w, &what);
-			if (pret) {
-				ulsm_sys_close(w->fd);
-				w->fd = -1;
-			}
-		}
-		if (!pret)
-			return 0;
-		ulsm_debug("/proc/self/mem cannot write the text (%s)",
-			   strerror(-pret));
-	}
-	if (mode == ULSM_WRITE_AUTO || mode == ULSM_WRITE_MPROTECT) {
-		w->method = ULSM_WRITE_MPROTECT;
-		mret = open_windows(w, &mwhat);
-		if (!mret)
-			return 0;
-		ulsm_debug("an mprotect window cannot write the text (%s)",
-			   strerror(-mret));
-	}
+	if (windows_first && !(mret = try_windows(w, &mwhat)))
+		return 0;
+	if (procmem && !(pret = try_procmem(w, &pwhat)))
+		return 0;
+	if (windows && !windows_first && !(mret = try_windows(w, &mwhat)))
+		return 0;
 	ulsm_free(w->pages);
 	w->pages = NULL;
 	err = lack_of_resource(pret) ? pret :
@@ -344,6 +501,8 @@ int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 
 	if (w->method == ULSM_WRITE_PROCMEM) {
 		ret = procmem_write(w->fd, addr, bytes, len);
+		if (!ret)
+			kept_wrote = true;
 		if (!ret && w->windows_open)
 			ret = reprotect(addr, len);
 	} else {
@@ -355,6 +514,8 @@ int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 	if (!ret)
 		VALGRIND_DISCARD_TRANSLATIONS((void *)addr, len);
 #endif
+	if (!ret)
+		w->written++;
 	return ret;
 }
 
@@ -364,8 +525,7 @@ void ulsm_text_close(struct ulsm_text_writer *w)
 		close_windows(w, w->npages);
 	w->windows_open = false;
 	ulsm_text_restore_stuck();
-	ulsm_sys_close(w->fd);
-	w->fd = -1;
+	w->fd = -1;		/* kept for the next batch */
 	ulsm_free(w->pages);
 	w->pages = NULL;
 }
