@@ -335,7 +335,7 @@ $(BUILD)/ulsm-trace: tools/ulsm-trace.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
 
-$(BUILD)/tests/t_trace_tool.t: tests/t_trace_tool.sh.in
+$(BUILD)/tests/t_trace_tool.t: tests/t_trace_tool.sh.in $(BUILD)/ulsm-trace $(BUILD)/examples/trace/trace_demo
 	@mkdir -p $(dir $@)
 	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' $< > $@
 	chmod +x $@
@@ -559,9 +559,14 @@ BA_VARIANTS	:= plain retpoline
 BA_DEPS		:= bench/apr/apr_bench.h bench/bench.h $(ULSM_APR_DEPS)
 ba_flags	= $(if $(filter retpoline,$(1)),$(SC_RETPOLINE)) -DBA_VARIANT='"$(1)"'
 BA_CC		= $(CC) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -Ibench -Ibench/apr
-$(BUILD)/bench/apr/%-plain.o $(BUILD)/bench/apr/%-retpoline.o: bench/apr/%.c $(BA_DEPS)
+# One rule per variant: a pattern rule with two targets would be one
+# recipe making both (and make -j2 would never build the second).
+$(BUILD)/bench/apr/%-plain.o: bench/apr/%.c $(BA_DEPS)
 	@mkdir -p $(dir $@)
-	$(BA_CC) $(CPPFLAGS_ALL) $(APR_CFLAGS) $(call ba_flags,$(lastword $(subst -, ,$(basename $(notdir $@))))) -c $< -o $@
+	$(BA_CC) $(CPPFLAGS_ALL) $(APR_CFLAGS) $(call ba_flags,plain) -c $< -o $@
+$(BUILD)/bench/apr/%-retpoline.o: bench/apr/%.c $(BA_DEPS)
+	@mkdir -p $(dir $@)
+	$(BA_CC) $(CPPFLAGS_ALL) $(APR_CFLAGS) $(call ba_flags,retpoline) -c $< -o $@
 $(BUILD)/bench/apr/ra-%.o: bench/apr/apr_hooks_impl.c $(BA_DEPS)
 	@mkdir -p $(dir $@)
 	$(BA_CC) $(CPPFLAGS_ALL) $(APR_CFLAGS) $(call ba_flags,$*) -DNS=ra -c $< -o $@
