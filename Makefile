@@ -579,9 +579,23 @@ $(BUILD)/bench/bench_apr-%: $(foreach u,bench_apr apr_cbs apr_limit ra ua,$(BUIL
 BA_BINS		:= $(BA_VARIANTS:%=$(BUILD)/bench/bench_apr-%)
 endif
 
+# The tracepoint benchmark also measures LTTng-UST's tracepoints where
+# liblttng-ust-dev is installed for this compiler (not when cross-compiling,
+# nor with musl): its provider (bench/lttng/tpbench_tp.[ch]) is compiled in
+# and the program linked with -llttng-ust -ldl, as LTTng-UST's
+# documentation says. Without it, the benchmark leaves those candidates out
+# and says so: make bench never fails for lack of it. Tested (a link of
+# bench/lttng/have_lttng.c) only when the benchmark is built or run.
+bench_cc_links	= $(shell $(CC) $(CFLAGS) $(1) -o /dev/null $(2) 2>/dev/null && echo y)
+HAVE_LTTNG	= $(eval HAVE_LTTNG := $(if $(CROSS_COMPILE)$(findstring musl,$(CC)),,$(call bench_cc_links,bench/lttng/have_lttng.c,-llttng-ust -ldl)))$(HAVE_LTTNG)
+TP_LTTNG	:= -DTPBENCH_LTTNG=1 -Ibench/lttng bench/lttng/tpbench_tp.c -llttng-ust
+$(BUILD)/bench/bench_tracepoint: bench/bench_tracepoint.c bench/bench.h bench/tp_bench.h bench/lttng/tpbench_tp.c bench/lttng/tpbench_tp.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -o $@ $< $(if $(HAVE_LTTNG),$(TP_LTTNG)) $(STATIC_LIB) $(LDLIBS_ALL)
+
 BENCH_ARGS	?=
-BENCH_CHARTS	:= static workload hooks update
-bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload $(BUILD)/bench/bench_update $(BA_BINS)
+BENCH_CHARTS	:= static workload hooks update tracepoint
+bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_tracepoint $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload $(BUILD)/bench/bench_update $(BA_BINS)
 	$(EMU) $(BUILD)/bench/bench_updaters $(BENCH_ARGS)
 	$(EMU) $(BUILD)/bench/bench_update $(BENCH_ARGS) --json $(BUILD)/bench/update.json --plot $(BUILD)/bench/update
 	$(EMU) $(BUILD)/bench/bench_unload $(BENCH_ARGS) --json $(BUILD)/bench/unload.json
@@ -592,6 +606,8 @@ bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_static_key $(BUILD)/be
 		--workload $(BUILD)/bench/workload.dat \
 		--callgrind-exe $(BUILD)/bench/bench_hooks-nodebug $(if $(EMU),--no-callgrind)
 	@for b in $(BA_BINS); do $(EMU) $$b $(BENCH_ARGS) || exit 1; done
+	$(EMU) $(BUILD)/bench/bench_tracepoint $(BENCH_ARGS) --json $(BUILD)/bench/tracepoint.json --plot $(BUILD)/bench/tracepoint
+	$(if $(HAVE_LTTNG),bench/lttng/session.sh $(BUILD)/bench/bench_tracepoint $(BENCH_ARGS) --json $(BUILD)/bench/tracepoint-lttng.json)
 	@for c in $(BENCH_CHARTS); do \
 		if command -v gnuplot >/dev/null 2>&1; then \
 			gnuplot $(BUILD)/bench/$$c.gp && echo "chart: $(BUILD)/bench/$$c.png"; \
