@@ -7,7 +7,7 @@
  * call per registered function (a retpoline on hardened builds). This
  * header keeps APR's API, its registration and its sort (libaprutil is
  * still linked and does both), and replaces only the dispatch: each hook
- * gets ULSM_APR_SLOTS static calls (16 unless defined before the first
+ * gets ULSM_APR_SLOTS static calls (32 unless defined before the first
  * include, at most 64), and after every change of the hook's array (a
  * registration, apr_hook_sort_all(), apr_hook_deregister_all()) the
  * library puts the array's first functions into them, in one update. The
@@ -54,8 +54,14 @@
 #include <ulsm/static_key.h>
 #include <ulsm/unroll.h>
 
+/*
+ * 32: httpd's busiest hooks have 20 to 40 functions. Each slot costs about
+ * 150 bytes per hook (code, trampoline, key, call, records) and nothing
+ * per dispatch while unused; a function past the last slot is called
+ * through APR's array, at APR's cost (docs/performance.md, "APR hooks").
+ */
 #ifndef ULSM_APR_SLOTS
-# define ULSM_APR_SLOTS	16
+# define ULSM_APR_SLOTS	32
 #endif
 
 ULSM__EXTERN_C_BEGIN
