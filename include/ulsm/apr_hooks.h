@@ -73,7 +73,8 @@ ULSM__EXTERN_C_BEGIN
  * @direct:  on while the slots hold the array's first functions; off:
  *           the run function walks the array from its start, as APR
  * @single:  on while exactly one function is registered: RUN_FIRST and
- *           VOID hooks jump to it (a tail call), as a compiler would
+ *           VOID hooks jump to it (a tail call), RUN_ALL calls it
+ *           without saving registers, as a compiler would
  * @tail:    tail[i] on: no function from slot i on (the walk ends there)
  * @calls:   the slots' static calls, and @tramps their trampolines
  */
@@ -311,7 +312,8 @@ link##_DECLARE(void) ns##_run_##name args_decl				\
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL
 #define APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL(ns,link,ret,name,args_decl,args_use,ok,decline) \
 APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
-link##_DECLARE(ret) ns##_run_##name args_decl				\
+__attribute__((noinline)) static ret					\
+ULSM__APR_SLOTS_FN(ns, name) args_decl					\
 {									\
 	ret rv;								\
 	ULSM__APR_START(ns, name)					\
@@ -323,6 +325,15 @@ link##_DECLARE(ret) ns##_run_##name args_decl				\
 			return rv)					\
 ulsm__apr_end:								\
 	return ok;							\
+}									\
+link##_DECLARE(ret) ns##_run_##name args_decl				\
+{									\
+	if (static_branch_unlikely(&ULSM__APR_P(ns, name, single))) {	\
+		ret rv = ULSM__APR_FN(ns, name, 0) args_use;		\
+		ULSM__APR_SITE(ns, name, 0);				\
+		return rv == decline ? ok : rv;				\
+	}								\
+	return ULSM__APR_SLOTS_FN(ns, name) args_use;			\
 }
 
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST
