@@ -16,8 +16,6 @@
  *    every method, after a success and after a failure injected at each
  *    call the update makes.
  */
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +24,7 @@
 #include <ulsm/ulsm.h>
 
 #include "base/sys.h"
+#include "maps.h"
 #include "runtime.h"
 #include "sites.h"
 #include "tap.h"
@@ -116,31 +115,6 @@ static void check_procmem(enum ulsm_write_mode mode, const char *name)
 	ok(!c.n[ULSM_SYS_READ] && !c.n[ULSM_SYS_MPROTECT],
 	   "%s: no read, no mprotect", name);
 	is_int(one_site(), static_key_enabled(&one), "%s: the site follows", name);
-}
-
-/* How many descriptors of this process name /proc/<pid>/mem. */
-static int mem_fds(void)
-{
-	char link[64], want[64], path[300];
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int fds = 0;
-
-	snprintf(want, sizeof(want), "/proc/%d/mem", (int)getpid());
-	while (d && (e = readdir(d))) {
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		if (!strcmp(link, want))
-			fds++;
-	}
-	if (d)
-		closedir(d);
-	return d ? fds : -1;
 }
 
 /*
