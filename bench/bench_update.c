@@ -263,7 +263,7 @@ static unsigned long library_calls(const struct method *m, char *list,
 	size_t at = 0;
 
 	ulsm_set_write_mode(m->mode);
-	flip(&sizes[0]);		/* warm: a kept descriptor is open */
+	flip(&sizes[0]);		/* warm: the handler, the sync method */
 	flip(&sizes[0]);
 	ulsm_fault.calls = 0;
 	flip(&sizes[0]);

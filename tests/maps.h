@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/maps.h - count writable and executable mappings of this process. */
+/*
+ * tests/maps.h - count the writable views of this process's code: its
+ * writable and executable mappings, and its /proc/self/mem descriptors.
+ */
 #ifndef ULSM_TESTS_MAPS_H
 #define ULSM_TESTS_MAPS_H
 
+#include <dirent.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 __attribute__((unused))
 static int rwx_mappings(void)
@@ -22,6 +28,33 @@ static int rwx_mappings(void)
 			n++;
 	}
 	fclose(f);
+	return n;
+}
+
+/* How many descriptors of this process name /proc/<pid>/mem, or -1. */
+__attribute__((unused))
+static int mem_fds(void)
+{
+	char link[64], want[64], path[300];
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	snprintf(want, sizeof(want), "/proc/%d/mem", (int)getpid());
+	while ((e = readdir(d))) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (!strcmp(link, want))
+			n++;
+	}
+	closedir(d);
 	return n;
 }
 

@@ -3,17 +3,18 @@
  * All or nothing, by injection: every system call and allocation the
  * library makes goes through src/base/sys.c, where the Nth one can be made to
  * fail. For each operation below, on each write method (procmem, mprotect,
- * auto; with the /proc/self/mem descriptor opened by the update, or kept
- * from an earlier one) and both sync methods, a first child counts the calls the operation makes and records
- * the state it leaves (the bytes of every registered site). Then, for
+ * auto) and both sync methods, a first child counts the calls the
+ * operation makes and records the state it leaves (the bytes of every registered site). Then, for
  * every position N and every errno that kind of call can return, a child
  * fails call N and checks the outcome:
  *
  *   - 0, and every registered site holds what the fault-free run left; or
  *   - a negative errno, and every registered site holds, byte for byte,
  *     what it held before;
- *   - the process is alive, no writable and executable mapping is left,
- *     and the next update without a fault succeeds.
+ *   - the process is alive, no writable and executable mapping and no
+ *     /proc/self/mem descriptor is left (a writable view of the text
+ *     lives for one batch), and the next update without a fault
+ *     succeeds.
  *
  * The operations: a key flip, a static-call update, a toggle of a module
  * with 12 hooks, a module's security_add_hooks (through ulsm_lsm_init),
@@ -345,26 +346,20 @@ static bool effect_seen(enum op op)
 struct mode {
 	enum ulsm_write_mode write;
 	enum ulsm_sync_mode sync;
-	bool kept;	/* an update before: /proc/self/mem is kept open */
 	const char *name;
 };
 
 /*
  * Where the signal sync cannot work (tests/runtime.h): membarrier only.
- * The /proc/self/mem descriptor is kept from one batch to the next
- * (docs/patching-protocol.md, "Choosing the method by batch size"): the
- * walk fails the calls of an update that opens it and of one that finds
- * it open, where the first write is its page's probe; auto chooses by
- * the batch's size.
+ * Auto chooses the method by the batch's size (docs/patching-protocol.md,
+ * "Choosing the method by batch size") and falls back to the other.
  */
 static const struct mode modes[] = {
-	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, false, "procmem+membarrier" },
-	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_MEMBARRIER, false, "mprotect+membarrier" },
-	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, false, "procmem+signal" },
-	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_SIGNAL, false, "mprotect+signal" },
-	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, true, "procmem (kept)+membarrier" },
-	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, false, "auto+membarrier" },
-	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, true, "auto (kept)+membarrier" },
+	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, "procmem+membarrier" },
+	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_MEMBARRIER, "mprotect+membarrier" },
+	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, "procmem+signal" },
+	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_SIGNAL, "mprotect+signal" },
+	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, "auto+membarrier" },
 };
 
 static bool mode_usable(const struct mode *m)
@@ -430,9 +425,6 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	if (!getenv("ULSM_DEBUG"))
 		ulsm_set_log(quiet, NULL);	/* not into TAP comments */
 	setup(op);
-	if (m->kept && (static_branch_enable(&spare_key) ||
-			static_branch_disable(&spare_key)))
-		_exit(93);
 	start_workers();
 	if (count_fd >= 0)
 		take(&before);
@@ -459,6 +451,8 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 
 	if (!persistent && rwx_mappings() != rwx_at_start)
 		bad("a writable and executable mapping is left");
+	if (mem_fds())
+		bad("returned %d with a /proc/self/mem descriptor open", ret);
 	pending = ulsm_pending_objects();
 	take(&now);
 	if (persistent) {
@@ -528,6 +522,8 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	}
 	if (rwx_mappings() != rwx_at_start)
 		bad("a writable and executable mapping is left at the end");
+	if (mem_fds())
+		bad("a /proc/self/mem descriptor is open at the end");
 	_exit(ret ? REFUSED : DONE);
 }
 

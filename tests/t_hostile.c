@@ -514,12 +514,6 @@ static void case_plugin(void)
 	int ret;
 
 	set_limit(RLIMIT_NOFILE, 64);
-	/*
-	 * The windows need a descriptor for /proc/self/maps at every batch;
-	 * a kept /proc/self/mem descriptor would let the registration write
-	 * without a new one, and nothing would be pending.
-	 */
-	check(!ulsm_set_write_mode(ULSM_WRITE_MPROTECT), "mprotect windows");
 	check(!static_branch_enable(&main_key) && site_main(), "main_key on");
 	snprintf(path, sizeof(path), "%s/plugin_fdhog.so", dir ? dir : ".");
 	ret = capture_stderr(&cap);

@@ -33,7 +33,6 @@ const int ulsm_fault_default_err[ULSM_SYS_KINDS] = {
 	[ULSM_SYS_TGKILL]	= EAGAIN,
 	[ULSM_SYS_SIGACTION]	= EINVAL,
 	[ULSM_SYS_ALLOC]	= ENOMEM,
-	[ULSM_SYS_FSTAT]	= EIO,
 };
 
 const char *ulsm_sys_name(enum ulsm_sys kind)
@@ -41,7 +40,6 @@ const char *ulsm_sys_name(enum ulsm_sys kind)
 	static const char *const names[ULSM_SYS_KINDS] = {
 		"open", "read", "lseek", "pwrite", "store", "mprotect",
 		"mseal", "membarrier", "tgkill", "sigaction", "alloc",
-		"fstat",
 	};
 
 	return (unsigned)kind < ULSM_SYS_KINDS ? names[kind] : "?";
@@ -128,13 +126,6 @@ void ulsm_sys_close(int fd)
 	if (fd >= 0)
 		close(fd);
 	errno = saved;
-}
-
-int ulsm_sys_fstat(int fd, struct stat *st)
-{
-	int e = ulsm_fault_point(ULSM_SYS_FSTAT);
-
-	return e ? -e : (int)ret_or_errno(fstat(fd, st));
 }
 
 int ulsm_sys_mprotect(void *addr, size_t len, int prot)

@@ -25,7 +25,6 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 
 enum ulsm_sys {
@@ -42,7 +41,6 @@ enum ulsm_sys {
 	ULSM_SYS_TGKILL,
 	ULSM_SYS_SIGACTION,
 	ULSM_SYS_ALLOC,		/* malloc, calloc, realloc */
-	ULSM_SYS_FSTAT,		/* the check of the kept /proc/self/mem */
 	ULSM_SYS_KINDS
 };
 
@@ -75,7 +73,6 @@ ssize_t ulsm_sys_getdents(int fd, void *buf, size_t len);
 int ulsm_sys_lseek0(int fd);		/* rewind */
 ssize_t ulsm_sys_pwrite(int fd, const void *buf, size_t len, uint64_t off);
 void ulsm_sys_close(int fd);
-int ulsm_sys_fstat(int fd, struct stat *st);
 int ulsm_sys_mprotect(void *addr, size_t len, int prot);
 int ulsm_sys_mseal(void *addr, size_t len);
 int ulsm_sys_membarrier(int cmd);

@@ -319,10 +319,7 @@ struct ulsm_text_page {
 
 struct ulsm_text_writer {
 	int method;		/* enum ulsm_write_mode, never AUTO once open */
-	int fd;			/* /proc/self/mem, kept between batches */
-	bool unprobed;		/* the first page was not probed: the kept
-				   descriptor has written before */
-	size_t written;		/* writes done: 0 means nothing changed */
+	int fd;			/* /proc/self/mem, for this batch only */
 	bool windows_open;	/* the pages are writable (mprotect) */
 	size_t npages;
 	struct ulsm_text_page *pages;
@@ -338,14 +335,6 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b);
 int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 		    const void *bytes, size_t len);
 void ulsm_text_close(struct ulsm_text_writer *w);
-/*
- * After a batch's first write failed (@w wrote nothing): if that write
- * was the probe of a kept descriptor's first page, close the descriptor
- * and return true: the batch may start again from step 0, probing all.
- */
-bool ulsm_text_drop_unprobed(struct ulsm_text_writer *w);
-/* In a forked child: close the kept descriptor, the parent's memory's. */
-void ulsm_text_atfork_child(void);
 /* Give back their protection to pages an earlier batch could not. */
 void ulsm_text_restore_stuck(void);
 

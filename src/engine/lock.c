@@ -24,9 +24,7 @@
  * child's text holds int3 bytes that nobody will ever finish. The prepare
  * handler therefore takes the lock, so no batch is in flight at the fork.
  * The child resets the lock: the parent's other waiters do not exist there,
- * and their tickets would never be served. It also closes the kept
- * /proc/self/mem descriptor, which writes into the parent's memory
- * (src/engine/text_write.c): the child opens its own at its first batch.
+ * and their tickets would never be served.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -165,7 +163,6 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
-	ulsm_text_atfork_child();
 	pthread_mutex_init(&patch_lock.m, NULL);
 	pthread_cond_init(&patch_lock.turn, NULL);
 	/* The forking thread's ticket, if it holds the lock; no one waits. */

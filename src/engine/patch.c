@@ -371,38 +371,34 @@ int ulsm_batch_repair(void)
 	return 0;
 }
 
-/* Step 4: late traps now find the final bytes and rewind. */
-static void unpublish(void)
-{
-	if (!stranded.n) {
-		__atomic_store_n(&published, NULL, __ATOMIC_SEQ_CST);
-		ulsm_wait_for_handlers(&ulsm_trap_quiesce);
-	}
-}
-
-/*
- * Steps 0-4 once. *@again is set when the first write failed, so nothing
- * changed, and it was the probe of a kept descriptor, now closed: the
- * caller starts again with a new one, probed in step 0.
- */
-static int batch_run(struct ulsm_batch *b, bool *again)
+int ulsm_batch_apply(struct ulsm_batch *b)
 {
 	struct ulsm_text_writer w;
 	struct ulsm_sync s;
 	int ret, err;
 
-	ret = batch_begin(b, &w, &s);
-	if (ret)
+	if (!ulsm_lock_held())
+		ulsm_die("batch applied without the patch lock");
+	if (!b->n)
+		return 0;
+	if (arch_protocol == ULSM_PROTO_NONE)
+		return ulsm_error(-ENOTSUP, "the generic back end patches no code");
+
+	ret = ulsm_batch_repair();
+	if (!ret)
+		ret = batch_check(b);
+	if (!ret)
+		ret = batch_begin(b, &w, &s);
+	if (ret) {
+		ulsm_stat_add(batches_failed, 1);
 		return ret;
+	}
 
 	__atomic_store_n(&rolling_back, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&published, b, __ATOMIC_SEQ_CST);
 	ret = arch_protocol == ULSM_PROTO_BREAKPOINT ?
 	      apply_breakpoint(b, &w, &s) : apply_atomic_word(b, &w, &s);
-	if (ret && !w.written) {
-		/* Nothing written (a failed write writes nothing): no rollback. */
-		*again = ulsm_text_drop_unprobed(&w);
-	} else if (ret) {
+	if (ret) {
 		const char *why = ulsm_last_error();
 		char cause[160];
 
@@ -417,33 +413,13 @@ static int batch_run(struct ulsm_batch *b, bool *again)
 			ret = ulsm_error(ret, "a step failed (%s); every site "
 					 "restored", cause);
 	}
-	unpublish();
-	batch_end(&w, &s);
-	return ret;
-}
-
-int ulsm_batch_apply(struct ulsm_batch *b)
-{
-	bool again = false;
-	int ret;
-
-	if (!ulsm_lock_held())
-		ulsm_die("batch applied without the patch lock");
-	if (!b->n)
-		return 0;
-	if (arch_protocol == ULSM_PROTO_NONE)
-		return ulsm_error(-ENOTSUP, "the generic back end patches no code");
-
-	ret = ulsm_batch_repair();
-	if (!ret)
-		ret = batch_check(b);
-	if (!ret)
-		ret = batch_run(b, &again);
-	if (ret && again) {
-		ulsm_debug("the kept /proc/self/mem descriptor could not write "
-			   "(%s): starting again with a new one", strerror(-ret));
-		ret = batch_run(b, &again);
+	/* Step 4: late traps now find the final bytes and rewind. */
+	if (!stranded.n) {
+		__atomic_store_n(&published, NULL, __ATOMIC_SEQ_CST);
+		ulsm_wait_for_handlers(&ulsm_trap_quiesce);
 	}
+	batch_end(&w, &s);
+
 	if (ret) {
 		ulsm_stat_add(batches_failed, 1);
 		return ret;

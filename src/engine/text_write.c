@@ -7,11 +7,11 @@
  *
  * pwrite() to /proc/self/mem, which writes through the kernel's
  * FOLL_FORCE path and changes no mapping's permissions. The descriptor is
- * kept from batch to batch (an open and a close cost a 1-site flip half
- * its time). Step 0 checks that its number still names /proc/self/mem
- * (the program may have closed it and reused the number: a write would
- * then go into one of its files), and the atfork child handler closes it
- * (it names the parent's memory).
+ * opened for each batch and closed before the update returns, on every
+ * path: a writable view of the text kept open would turn any write
+ * primitive of an attacker into code injection, would follow the parent's
+ * memory into a forked child, and a program that closes or reuses
+ * descriptor numbers could turn our write into a write elsewhere.
  *
  * mprotect windows. Every page the batch touches becomes writable *and*
  * executable (other threads keep executing code on it) for the duration
@@ -27,20 +27,18 @@
  * ulsm_text_open() acquires everything a batch will need, before its
  * first write: the descriptor (probed by rewriting one byte of each page
  * over itself, which also makes the kernel copy the page now rather than
- * in the middle of the batch; a kept descriptor that has written before
- * leaves the first page's probe to the batch's first write, whose failure
- * writes nothing), or the open windows. A write afterwards needs nothing
- * new, so a rollback can always write. If no method can write, the batch
- * fails before any byte changes: -EPERM for a refusal (PR_SET_MDWE,
- * proc_mem.force_override=never, SELinux execmod, seccomp), or the errno
- * of a missing resource (EMFILE, ENOMEM), which the caller may retry.
+ * in the middle of the batch), or the open windows. A write afterwards
+ * needs nothing new, so a rollback can always write. If no method can
+ * write, the batch fails before any byte changes: -EPERM for a refusal
+ * (PR_SET_MDWE, proc_mem.force_override=never, SELinux execmod, seccomp),
+ * or the errno of a missing resource (EMFILE, ENOMEM), which the caller
+ * may retry.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(__has_include)
@@ -94,30 +92,7 @@ static int collect_pages(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 	return 0;
 }
 
-/* --- /proc/self/mem, kept ------------------------------------------------ */
-
-/*
- * The kept descriptor, what it was when opened (to recognise it), and
- * whether it has written (then its first page needs no probe). Touched
- * only under the patch lock, and by the atfork child handler, which runs
- * while the forking thread holds that lock.
- */
-static int kept_fd = -1;
-static dev_t kept_dev;
-static ino_t kept_ino;
-static bool kept_wrote;
-
-static void procmem_drop(void)
-{
-	ulsm_sys_close(kept_fd);
-	kept_fd = -1;
-	kept_wrote = false;
-}
-
-void ulsm_text_atfork_child(void)
-{
-	procmem_drop();		/* it writes into the parent */
-}
+/* --- /proc/self/mem ----------------------------------------------------- */
 
 static int procmem_write(int fd, uintptr_t addr, const void *bytes, size_t len)
 {
@@ -128,85 +103,27 @@ static int procmem_write(int fd, uintptr_t addr, const void *bytes, size_t len)
 	return n < 0 ? (int)n : -EIO;
 }
 
-/*
- * Whether the kept descriptor still names /proc/self/mem: 0, or a
- * failure of the check (nothing is known; the batch fails). A number
- * that names something else now was closed behind our back: forgotten,
- * never closed (it is the program's).
- */
-static int procmem_check(void)
-{
-	struct stat st;
-	int ret;
-
-	if (kept_fd < 0)
-		return 0;
-	ret = ulsm_sys_fstat(kept_fd, &st);
-	if (ret == -EBADF ||
-	    (!ret && (st.st_dev != kept_dev || st.st_ino != kept_ino))) {
-		ulsm_debug("descriptor %d is not /proc/self/mem any more (the "
-			   "program closed it?): opening another", kept_fd);
-		kept_fd = -1;
-		kept_wrote = false;
-		return 0;
-	}
-	return ret;
-}
-
-static int procmem_reopen(void)
-{
-	struct stat st;
-	int fd = ulsm_sys_open("/proc/self/mem", O_RDWR), ret;
-
-	if (fd < 0)
-		return fd;
-	ret = ulsm_sys_fstat(fd, &st);
-	if (ret) {
-		ulsm_sys_close(fd);
-		return ret;
-	}
-	kept_fd = fd;
-	kept_dev = st.st_dev;
-	kept_ino = st.st_ino;
-	kept_wrote = false;
-	return 0;
-}
-
+/* Open the descriptor for this batch and probe every page with it. */
 static int procmem_open(struct ulsm_text_writer *w, const char **what)
 {
-	int ret;
+	int ret = ulsm_sys_open("/proc/self/mem", O_RDWR);
 
-	*what = "checking the kept /proc/self/mem descriptor";
-	ret = procmem_check();
-	if (ret)
-		return ret;
 	*what = "opening /proc/self/mem";
-	if (kept_fd < 0 && (ret = procmem_reopen()))
+	if (ret < 0)
 		return ret;
 	*what = "writing through /proc/self/mem";
-	w->fd = kept_fd;
-	w->unprobed = kept_wrote;
-	for (size_t i = w->unprobed ? 1 : 0; i < w->npages && !ret; i++) {
+	w->fd = ret;
+	ret = 0;
+	for (size_t i = 0; i < w->npages && !ret; i++) {
 		uint8_t cur = *(const uint8_t *)w->pages[i].first;
 
 		ret = procmem_write(w->fd, w->pages[i].first, &cur, 1);
 	}
 	if (ret) {
-		procmem_drop();		/* a descriptor that cannot write */
+		ulsm_sys_close(w->fd);	/* a descriptor that cannot write */
 		w->fd = -1;
-		w->unprobed = false;
 	}
 	return ret;
-}
-
-bool ulsm_text_drop_unprobed(struct ulsm_text_writer *w)
-{
-	if (w->written || !w->unprobed)
-		return false;
-	procmem_drop();
-	w->fd = -1;
-	w->unprobed = false;
-	return true;
 }
 
 /* --- mprotect windows --------------------------------------------------- */
@@ -435,8 +352,8 @@ static int try_procmem(struct ulsm_text_writer *w, const char **what)
 		ret = open_windows(w, &wwhat);
 		if (ret) {
 			*what = wwhat;
+			ulsm_sys_close(w->fd);
 			w->fd = -1;
-			w->unprobed = false;
 		}
 	}
 	if (ret)
@@ -469,8 +386,6 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 	int pret = 0, mret = 0, err;
 
 	w->fd = -1;
-	w->unprobed = false;
-	w->written = 0;
 	w->windows_open = false;
 	w->pages = NULL;
 	w->npages = 0;
@@ -501,8 +416,6 @@ int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 
 	if (w->method == ULSM_WRITE_PROCMEM) {
 		ret = procmem_write(w->fd, addr, bytes, len);
-		if (!ret)
-			kept_wrote = true;
 		if (!ret && w->windows_open)
 			ret = reprotect(addr, len);
 	} else {
@@ -514,8 +427,6 @@ int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 	if (!ret)
 		VALGRIND_DISCARD_TRANSLATIONS((void *)addr, len);
 #endif
-	if (!ret)
-		w->written++;
 	return ret;
 }
 
@@ -525,7 +436,8 @@ void ulsm_text_close(struct ulsm_text_writer *w)
 		close_windows(w, w->npages);
 	w->windows_open = false;
 	ulsm_text_restore_stuck();
-	w->fd = -1;		/* kept for the next batch */
+	ulsm_sys_close(w->fd);	/* the writable view lives for one batch */
+	w->fd = -1;
 	ulsm_free(w->pages);
 	w->pages = NULL;
 }

@@ -133,6 +133,8 @@ static int merge(struct ulsm_update *u)
 {
 	size_t i, out = 0;
 
+	if (!u->n)
+		return 0;	/* u->v may be NULL: qsort() wants an array */
 	qsort(u->v, u->n, sizeof(*u->v), by_object);
 	for (i = 0; i < u->n; i++) {
 		struct change *c = &u->v[i];
