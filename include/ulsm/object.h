@@ -137,14 +137,27 @@ static const struct ulsm_object_tables ulsm__this_object = {
 	__stop_ulsm_call_sites,
 };
 
+/*
+ * Weak references: a unit that includes ulsm's headers in a program that
+ * does not link libulsm has nothing that could change its sites, and must
+ * still link. (httpd's support tools include <apr_hooks.h> through
+ * httpd.h; with the APR drop-in that is ulsm's, and they are linked
+ * without the server's libraries.) In a program that links libulsm, any
+ * other use of it brings it in, and the constructor registers.
+ */
+#pragma weak ulsm_object_register
+#pragma weak ulsm_object_unregister
+
 __attribute__((constructor, used)) static void ulsm__object_ctor(void)
 {
-	(void)ulsm_object_register(&ulsm__this_object);
+	if (ulsm_object_register)
+		(void)ulsm_object_register(&ulsm__this_object);
 }
 
 __attribute__((destructor, used)) static void ulsm__object_dtor(void)
 {
-	(void)ulsm_object_unregister(&ulsm__this_object);
+	if (ulsm_object_unregister)
+		(void)ulsm_object_unregister(&ulsm__this_object);
 }
 
 #endif
