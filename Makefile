@@ -686,6 +686,11 @@ $(BUILD)/examples/plugins/host: examples/plugins/host.c $(RQ_DEPS) $(BUILD)/libu
 demo-plugins: $(BUILD)/examples/plugins/host
 	$(EMU) $(BUILD)/examples/plugins/host --selftest $(DEMO_ARGS)
 
+# Apache httpd built against plain APR and against the drop-in, side by
+# side (bench/httpd/run.sh; HTTPD_SRC must name a configured httpd source
+# tree): not part of check or bench, it takes minutes and needs the tree.
+include bench/httpd/httpd.mk
+
 # --- install ------------------------------------------------------------
 #
 # What install puts where; uninstall removes the same list. Paths are
