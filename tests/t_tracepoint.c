@@ -165,7 +165,15 @@ static void by_glob(void)
 	hit_g1(1);
 	is_int(gcount, 0, "no probe runs");
 	dlclose(h);
-	ok(ulsm_tracepoint_find("tp_g3") == NULL, "gone with its object");
+	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+	if (h) {
+		/* musl's dlclose() never unloads: the tracepoint stays. */
+		dlclose(h);
+		ok(ulsm_tracepoint_find("tp_g3") != NULL,
+		   "# SKIP dlclose did not unload (musl): the tracepoint stays");
+	} else {
+		ok(ulsm_tracepoint_find("tp_g3") == NULL, "gone with its object");
+	}
 }
 
 /* A glob over 100 tracepoints without a probe: one update. */
