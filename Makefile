@@ -12,7 +12,8 @@
 #
 # Knobs: CC=clang, BACKEND=generic (data-only back end on any machine),
 # SANITIZE=address,undefined or SANITIZE=thread, EMU="qemu-aarch64 -L ..."
-# (prefix for running cross-built tests), CROSS_COMPILE=aarch64-linux-gnu-.
+# (prefix for running cross-built tests), CROSS_COMPILE=aarch64-linux-gnu-
+# (or riscv64-linux-gnu-).
 # Each combination builds into its own directory under build/.
 
 VERSION		:= 0.1.0
@@ -42,7 +43,7 @@ MACHINE		:= $(shell $(CC) -dumpmachine 2>/dev/null)
 ARCH		?= $(firstword $(subst -, ,$(MACHINE)))
 BACKEND		?= auto
 # The patching back ends; anything else gets the generic one.
-ARCH_BACKENDS	:= x86_64 aarch64
+ARCH_BACKENDS	:= x86_64 aarch64 riscv64
 ifeq ($(BACKEND),auto)
 BACKEND_EFF	:= $(if $(filter $(ARCH_BACKENDS),$(ARCH)),$(ARCH),generic)
 else
@@ -76,12 +77,13 @@ ZDEFS		:= $(if $(SANITIZE),,-Wl,-z,defs)
 LDLIBS_ALL	:= -pthread -ldl $(LDLIBS)
 
 # The library's layers, each using only those below it (README, "Layout"):
-# the base (errors, configuration, system calls), the patching engine and
-# its back end, static keys and calls, the hook framework, and on top the
-# start-up and the dump.
-LIB_SRCS	:= src/base/sys.c src/base/error.c src/base/config.c \
+# the base (errors, configuration, system calls, loaded objects), the
+# patching engine and its back end, static keys and calls, the hook
+# framework and the tracepoints, and on top the start-up and the dump.
+LIB_SRCS	:= src/base/sys.c src/base/error.c src/base/config.c src/base/loaded.c \
 		   src/engine/lock.c src/engine/quiesce.c src/engine/registry.c \
-		   src/engine/object.c src/engine/patch.c src/engine/text_write.c \
+		   src/engine/caps.c src/engine/object.c src/engine/txn.c \
+		   src/engine/patch.c src/engine/text_write.c \
 		   src/engine/sync_core.c src/engine/trap.c src/engine/settings.c \
 		   src/engine/grace.c src/engine/targets.c \
 		   src/static/static_key.c src/static/static_call.c \
@@ -114,7 +116,8 @@ TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t \
 		   $(BUILD)/tests/t_man.t $(BUILD)/tests/t_sys_wrapped.t \
 		   $(BUILD)/tests/t_layers.t $(BUILD)/tests/t_trace_tool.t \
-		   $(BUILD)/tests/t_apr_diff.t
+		   $(BUILD)/tests/t_apr_diff.t $(BUILD)/tests/t_apr_install.t \
+		   $(BUILD)/tests/t_static_call_rp.t $(BUILD)/tests/t_lsm_entry_rp.t
 # The README's small examples, run by make check (t_examples), and the
 # demonstrations.
 SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
@@ -202,10 +205,13 @@ $(APR_LIB): $(BUILD)/apr/apr_hooks.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
+# Run path $ORIGIN: libulsm.so.0 is installed next to libulsm-apr.so.0 (and
+# built next to it), and a program's own run path does not apply to the
+# dependencies of its libraries (t_apr_install).
 $(APR_SHARED_LIB): $(BUILD)/apr/apr_hooks.o $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(APR_SHARED_NAME) $(ZDEFS) -o $@ $< \
-		-L$(BUILD) -lulsm $(APR_LIBS) $(LDLIBS_ALL)
+		-Wl,-rpath,'$$ORIGIN' -L$(BUILD) -lulsm $(APR_LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/libulsm-apr.so: $(APR_SHARED_LIB) $(BUILD)/libulsm.so
 	ln -sf libulsm-apr.so.$(VERSION) $(BUILD)/$(APR_SHARED_NAME)
@@ -224,6 +230,16 @@ endif
 # The drop-in against libaprutil, byte for byte (t_apr_diff).
 include tests/apr/apr_diff.mk
 
+# An installed libulsm-apr, used as the README says (t_apr_install): the
+# test runs make install into a temporary PREFIX with this build's
+# variables, then builds and runs a program against it.
+$(BUILD)/tests/t_apr_install.t: tests/t_apr_install.sh.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@MAKE@|$(MAKE)|' -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@CC@|$(CC)|' \
+	    -e "s|@MAKEARGS@|BUILD='$(BUILD)' CC='$(CC)' BACKEND='$(BACKEND)' SANITIZE='$(SANITIZE)' CROSS_COMPILE='$(CROSS_COMPILE)'|" \
+	    -e 's|@SANFLAGS@|$(SANFLAGS)|' -e 's|@HAVE_APR@|$(HAVE_APR)|' $< > $@
+	chmod +x $@
+
 # --- tests -------------------------------------------------------------
 
 TEST_DEPS	:= tests/tap.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
@@ -236,6 +252,9 @@ $(BUILD)/tests/%.t: tests/%.c $(TEST_DEPS) $(wildcard tests/*/*.h)
 $(BUILD)/tests/t_lsm_%.t: tests/t_lsm_%.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
+
+# t_lsm_arrival's own set, besides the shared one.
+$(BUILD)/tests/t_lsm_arrival.t: tests/lsm/arrival_hook_defs.h
 
 $(BUILD)/tests/t_key_semantics_nopie.t: tests/t_key_semantics.c $(TEST_DEPS)
 	@mkdir -p $(dir $@)
@@ -330,6 +349,38 @@ $(BUILD)/tests/t_lsm_plugins.t: tests/t_lsm_plugins.c tests/tap.h tests/runtime.
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
 
+# A departure that cannot finish: the same set, a plug-in built without
+# -lulsm (it finds the library in the program, -rdynamic), as the fault
+# walk's, since the test injects faults into the static library.
+$(BUILD)/tests/pgw_rate.so: tests/plugins/module.c $(PG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests -DPG_NAME=rate $(pg_flags_rate) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/t_depart.t: tests/t_depart.c tests/tap.h tests/runtime.h $(PG_DEPS) $(BUILD)/tests/pgw_rate.so $(TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
+
+# Plug-in churn for every dispatch shape (t_lsm_churn): one source for
+# the four modules, a and b linked into the host, p1 and p2 plug-ins.
+CH_DEPS		:= tests/churn/set.h tests/churn/hook_defs.h $(HEADERS) $(CONFIG_H)
+ch_id_a		:= 1
+ch_id_p1	:= 2
+ch_id_b		:= 3
+ch_id_p2	:= 4
+$(BUILD)/tests/ch_%.o: tests/churn/module.c $(CH_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests -DCH_NAME=$* -DCH_ID=$(ch_id_$*) $(CFLAGS_ALL) -fPIE -c -o $@ $<
+
+$(BUILD)/tests/ch_%.so: tests/churn/module.c $(CH_DEPS) $(BUILD)/libulsm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests -DCH_NAME=$* -DCH_ID=$(ch_id_$*) $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
+
+$(BUILD)/tests/t_lsm_churn.t: tests/t_lsm_churn.c tests/tap.h tests/runtime.h $(CH_DEPS) $(BUILD)/libulsm.so \
+		$(BUILD)/tests/ch_a.o $(BUILD)/tests/ch_b.o $(BUILD)/tests/ch_p1.so $(BUILD)/tests/ch_p2.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< $(BUILD)/tests/ch_a.o $(BUILD)/tests/ch_b.o \
+		-L$(BUILD) -lulsm -Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
+
 # The recorder's converter (tools/), installed with the library.
 $(BUILD)/ulsm-trace: tools/ulsm-trace.c
 	@mkdir -p $(dir $@)
@@ -340,6 +391,25 @@ $(BUILD)/tests/t_trace_tool.t: tests/t_trace_tool.sh.in $(BUILD)/ulsm-trace $(BU
 	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' $< > $@
 	chmod +x $@
 
+# ulsm-trace on hostile files: the tool is the one built here, with the
+# same sanitizers.
+$(BUILD)/tests/t_trace_fuzz.t: tests/t_trace_fuzz.c tests/trace_check.h $(TEST_DEPS) $(BUILD)/ulsm-trace
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests -DTF_TOOL='"$(abspath $(BUILD))/ulsm-trace"' $(CFLAGS_ALL) -fPIE -pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+# libFuzzer on ulsm-trace's reader (clang; not in make check): seeds from
+# t_trace_fuzz, FUZZ_TIME seconds, findings in build/fuzz-trace/.
+FUZZ_TIME	?= 300
+FUZZ_DIR	:= build/fuzz-trace
+.PHONY: fuzz-trace
+fuzz-trace: $(BUILD)/tests/t_trace_fuzz.t
+	@mkdir -p $(FUZZ_DIR)/corpus
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Itests -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $(FUZZ_DIR)/fuzz_trace tests/fuzz_trace.c
+	cd $(BUILD)/tests && ./t_trace_fuzz.t --corpus $(abspath $(FUZZ_DIR))/corpus >/dev/null
+	cd $(FUZZ_DIR) && ./fuzz_trace -max_total_time=$(FUZZ_TIME) -max_len=65536 \
+		-rss_limit_mb=1024 -malloc_limit_mb=256 corpus
+
 # Tracepoints: one in a plug-in, which the test loads (shared library).
 $(BUILD)/tests/plugin_tp.so: tests/plugin_tp.c tests/trace/tp_defs.h $(HEADERS) $(CONFIG_H) $(BUILD)/libulsm.so
 	@mkdir -p $(dir $@)
@@ -349,6 +419,46 @@ $(BUILD)/tests/t_tracepoint.t: tests/t_tracepoint.c tests/trace/tp_defs.h $(TEST
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
+
+# No bare indirect branch on a dispatch path (t_retpoline): a host and
+# its plug-ins built with the compiler's retpolines (and return thunks
+# where it has them: the benchmarks' SC_RETPOLINE and SC_RETHUNK, below)
+# and ULSM_RETPOLINE, linked with libulsm.so so that the plug-ins share
+# it; APR's drop-in too, where APR is installed. Without a retpoline
+# option the test says it skipped.
+RP_FLAGS	= $(SC_RETPOLINE)$(if $(SC_RETPOLINE),$(if $(SC_RETHUNK), $(SC_RETHUNK)))
+RP_CFLAGS	= $(if $(SC_RETPOLINE),$(RP_FLAGS) -DULSM_RETPOLINE=1 $(if $(SC_RETHUNK),-DULSM_RETURN_THUNK=1)) \
+		  -DRP_FLAGS='"$(RP_FLAGS)"'
+RP_DEPS		:= tests/retpoline/set.h tests/retpoline/hook_defs.h $(HEADERS) $(CONFIG_H)
+RP_APR_OBJ	:= $(if $(filter y,$(HAVE_APR)),$(BUILD)/tests/rp_apr.o)
+$(BUILD)/tests/rp_%.so: tests/retpoline/plugin.c $(RP_DEPS) $(BUILD)/libulsm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests -DRP_NAME=$* $(CFLAGS_ALL) $(RP_CFLAGS) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
+
+$(BUILD)/tests/rp_apr.o: tests/retpoline/apr.c $(RP_DEPS) $(ULSM_APR_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ULSM_APR_CFLAGS) $(APR_CFLAGS) -Itests $(CFLAGS_ALL) $(RP_CFLAGS) -fPIE -c -o $@ $<
+
+$(BUILD)/tests/t_retpoline.t: tests/t_retpoline.c tests/tap.h tests/runtime.h $(RP_DEPS) $(BUILD)/libulsm.so \
+		$(BUILD)/tests/rp_p1.so $(BUILD)/tests/rp_p2.so $(RP_APR_OBJ) $(if $(RP_APR_OBJ),$(BUILD)/libulsm-apr.so)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(if $(RP_APR_OBJ),-DRP_APR=1) $(CFLAGS_ALL) $(RP_CFLAGS) -fPIE -pie -o $@ $< $(RP_APR_OBJ) \
+		-L$(BUILD) $(if $(RP_APR_OBJ),-lulsm-apr $(APR_LIBS)) -lulsm -Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
+
+# The trampolines' and the entries' own tests again, built for retpolines
+# (the retpoline layouts: every form, its updates, calls mid-patch). No
+# return thunks: t_lsm_entry reads its first set's returns as plain ret.
+RP_ONLY_CFLAGS	= $(if $(SC_RETPOLINE),$(SC_RETPOLINE) -DULSM_RETPOLINE=1)
+# Without a retpoline option (aarch64) they would only repeat the others:
+# each says it skipped.
+RP_NO_OPTION	= printf '\#!/bin/sh\necho "1..0 \# SKIP $(CC) has no retpoline option"\n' > $@ && chmod +x $@
+$(BUILD)/tests/t_static_call_rp.t: tests/t_static_call.c $(TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(if $(RP_ONLY_CFLAGS),$(CC) $(CPPFLAGS_ALL) -Isrc -Itests $(CFLAGS_ALL) $(RP_ONLY_CFLAGS) -fPIE -pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL),$(RP_NO_OPTION))
+
+$(BUILD)/tests/t_lsm_entry_rp.t: tests/t_lsm_entry.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(if $(RP_ONLY_CFLAGS),$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) $(RP_ONLY_CFLAGS) -fPIE -pie -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL),$(RP_NO_OPTION))
 
 $(BUILD)/tests/t_dlopen.t: tests/t_dlopen.c $(TEST_DEPS) $(BUILD)/libulsm.so $(BUILD)/tests/plugin_keys.so
 	@mkdir -p $(dir $@)
@@ -367,6 +477,12 @@ $(BUILD)/tests/plugin_fdhog.so: tests/plugin_fdhog.c $(HEADERS) $(CONFIG_H)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
 
 $(BUILD)/tests/t_hostile.t: tests/t_hostile.c tests/sites.h $(TEST_DEPS) $(BUILD)/tests/plugin_fdhog.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
+
+# Plug-ins loaded while registration fails: the plug-in, built without
+# -lulsm, finds the library and main_key in the program (-rdynamic).
+$(BUILD)/tests/t_pending.t: tests/t_pending.c tests/sites.h $(TEST_DEPS) $(BUILD)/tests/plugin_walk.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
 
@@ -410,7 +526,9 @@ check: all $(TEST_BINS)
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. ULSM_EMU='$(EMU)' APR_DIFF_SEEDS=$(APR_DIFF_SEEDS) \
 		prove $(if $(EMU),--exec 'sh $(CURDIR)/tests/emu_exec.sh') $(addprefix ./,$(notdir $(TEST_BINS)))
 
-stress: all $(BUILD)/tests/t_grace.t $(BUILD)/tests/t_lsm_plugins.t $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t $(BUILD)/tests/t_tracepoint.t
+# The fuzz of ulsm-trace, 10 times make check's random files, another seed.
+TRACE_FUZZ_ARGS	?= --scale 10 --seed 2
+stress: all $(BUILD)/tests/t_trace_fuzz.t $(BUILD)/tests/t_grace.t $(BUILD)/tests/t_lsm_plugins.t $(BUILD)/tests/t_lsm_churn.t $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t $(BUILD)/tests/t_tracepoint.t
 	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
 	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 100000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 20000 --threads 3
@@ -427,7 +545,10 @@ stress: all $(BUILD)/tests/t_grace.t $(BUILD)/tests/t_lsm_plugins.t $(BUILD)/tes
 	# 20,000 probe changes while 4 threads hit the tracepoint.
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. $(EMU) ./t_tracepoint.t --long
 	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_lsm_plugins.t --cycles 1000
+	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_lsm_churn.t --cycles 1000
 	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_fault_walk.t --full
+	# ulsm-trace on about 20,000 generated files and 400,000 events.
+	cd $(BUILD)/tests && ULSM_EMU='$(EMU)' $(EMU) ./t_trace_fuzz.t $(TRACE_FUZZ_ARGS)
 
 # --- benchmarks and demonstration ---------------------------------------
 
@@ -442,28 +563,34 @@ $(BUILD)/bench/%: bench/%.c bench/bench.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 # (bench/sc_bench.h): plain, retpoline (indirect calls through a thunk:
 # gcc -mindirect-branch=thunk, clang -mretpoline) and rethunk (retpolines
 # and returns through a thunk: gcc -mfunction-return=thunk; clang 14 has no
-# such option). A variant whose flags $(CC) lacks is built without them and
-# marked absent, so the program links the same everywhere. The probes run
-# once, on first use, not on every make.
+# such option), each with the macros such a build defines for ulsm
+# (ULSM_RETPOLINE, ULSM_RETURN_THUNK); the static-call benchmark also has
+# rpbare, the retpoline flags without ULSM_RETPOLINE (the far forms as
+# they were before it). A variant whose flags $(CC) lacks is built without
+# them and marked absent, so the program links the same everywhere. The
+# probes run once, on first use, not on every make.
 bench_cc_has	= $(shell $(CC) $(CFLAGS) $(1) -x c -c /dev/null -o /dev/null 2>/dev/null && echo y)
 SC_RETPOLINE	= $(eval SC_RETPOLINE := $(if $(call bench_cc_has,-mindirect-branch=thunk),-mindirect-branch=thunk,$(if $(call bench_cc_has,-mretpoline),-mretpoline)))$(SC_RETPOLINE)
 SC_RETHUNK	= $(eval SC_RETHUNK := $(if $(call bench_cc_has,-mfunction-return=thunk),-mfunction-return=thunk))$(SC_RETHUNK)
 sc_flags_plain	:=
 sc_flags_retpoline = $(SC_RETPOLINE)
 sc_flags_rethunk = $(if $(SC_RETPOLINE),$(if $(SC_RETHUNK),$(SC_RETPOLINE) $(SC_RETHUNK)))
-sc_variant_cflags = -DVARIANT=$(1) $(if $(filter plain,$(1))$(sc_flags_$(1)),$(sc_flags_$(1)) -DSC_FLAGS='"$(sc_flags_$(1))"') \
-		    $(if $(filter rethunk,$(1)),$(if $(sc_flags_rethunk),-DULSM_RETURN_THUNK=1))
+sc_flags_rpbare	= $(SC_RETPOLINE)
+sc_defs_retpoline = $(if $(sc_flags_retpoline),-DULSM_RETPOLINE=1)
+sc_defs_rethunk	= $(if $(sc_flags_rethunk),-DULSM_RETPOLINE=1 -DULSM_RETURN_THUNK=1)
+sc_variant_cflags = -DVARIANT=$(1) $(if $(filter plain,$(1))$(sc_flags_$(1)),$(sc_flags_$(1)) $(sc_defs_$(1)) \
+		    -DSC_FLAGS='"$(strip $(sc_flags_$(1)) $(sc_defs_$(1)))"')
 SC_VARIANTS	:= plain retpoline rethunk
-SC_OBJS		:= $(foreach v,$(SC_VARIANTS),$(BUILD)/bench/sc_loops-$(v).o $(BUILD)/bench/sc_target-$(v).o)
-SC_DEPS		:= bench/sc_bench.h $(HEADERS) $(CONFIG_H)
+SC_OBJS		:= $(foreach v,$(SC_VARIANTS) rpbare,$(BUILD)/bench/sc_loops-$(v).o $(BUILD)/bench/sc_target-$(v).o)
+SC_DEPS		:= bench/sc_bench.h bench/sc_far.h bench/sc_far_hook_defs.h $(HEADERS) $(CONFIG_H)
 
 $(BUILD)/bench/sc_loops-%.o: bench/sc_loops.c $(SC_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) $(call sc_variant_cflags,$*) -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) -Ibench -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) $(call sc_variant_cflags,$*) -c $< -o $@
 
 $(BUILD)/bench/sc_target-%.o: bench/sc_target.c $(SC_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) $(call sc_variant_cflags,$*) -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) -Ibench -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) $(call sc_variant_cflags,$*) -c $< -o $@
 
 $(BUILD)/bench/bench_static_call: bench/bench_static_call.c bench/bench.h $(SC_OBJS) $(SC_DEPS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
@@ -557,7 +684,7 @@ $(BUILD)/bench/bench_update: bench/bench_update.c bench/bench.h src/base/sys.h $
 ifeq ($(HAVE_APR),y)
 BA_VARIANTS	:= plain retpoline
 BA_DEPS		:= bench/apr/apr_bench.h bench/bench.h $(ULSM_APR_DEPS)
-ba_flags	= $(if $(filter retpoline,$(1)),$(SC_RETPOLINE)) -DBA_VARIANT='"$(1)"'
+ba_flags	= $(if $(filter retpoline,$(1)),$(SC_RETPOLINE) $(if $(SC_RETPOLINE),-DULSM_RETPOLINE=1)) -DBA_VARIANT='"$(1)"'
 BA_CC		= $(CC) -std=gnu11 $(BENCH_FLAGS) $(WARN) $(WERROR) $(SANFLAGS) -pthread $(CFLAGS) -Ibench -Ibench/apr
 # One rule per variant: a pattern rule with two targets would be one
 # recipe making both (and make -j2 would never build the second).
@@ -706,7 +833,7 @@ ifeq ($(HAVE_APR),y)
 I_LIBS		+= $(addprefix $(LIBDIR)/,libulsm-apr.a libulsm-apr.so.$(VERSION) $(APR_SHARED_NAME) libulsm-apr.so)
 I_PKG		+= $(PKGCONFIGDIR)/ulsm-apr.pc
 endif
-MAN_PAGES	:= $(wildcard man/*.[37])
+MAN_PAGES	:= $(wildcard man/*.[137])
 # Each name in a page's NAME section but the page's own gets a one-line
 # page that sources it, so that man static_branch_enable finds static_key(3).
 # MAN_LINKS holds <installed link>=<what it sources>.

@@ -394,6 +394,8 @@ static inline void bench_read_machine(struct bench_machine *m)
 # define BENCH_ARCH	"x86-64"
 #elif defined(__aarch64__)
 # define BENCH_ARCH	"aarch64"
+#elif defined(__riscv) && __riscv_xlen == 64
+# define BENCH_ARCH	"riscv64"
 #else
 # define BENCH_ARCH	"other"
 #endif

@@ -27,6 +27,15 @@
  *   static_call -> libc abs     a static call pointed at libc's abs, out
  *                               of the trampoline's rel32 reach: its
  *                               indirect form, jmp *key.func
+ *   hook -> libc abs            a hook whose one module's callback is
+ *                               libc's abs (bench/sc_far.h): the entry
+ *                               tail-calls its stub, jmp *%r11
+ *
+ * and those two far forms again from a retpoline build, where they go
+ * through a retpoline thunk (ULSM_RETPOLINE), and from a retpoline build
+ * without ULSM_RETPOLINE (the variant rpbare), where they are the bare
+ * indirect jumps of the plain build: the cost of keeping them out of
+ * the branch predictor, side by side with what it was before.
  *
  * Each way of calling is a loop in bench/sc_loops.c, compiled once per set
  * of flags (bench/sc_bench.h explains the variants); the loops differ in
@@ -69,13 +78,14 @@ enum {
 	C_INLINE, C_DIRECT, C_SC, C_SCI, C_FNPTR,
 	C_DIRECT_RP, C_SC_RP, C_SCI_RP, C_FNPTR_RP,
 	C_DIRECT_RT, C_SC_RT, C_SCI_RT, C_FNPTR_RPRT,
-	C_LIBC, C_LIBC_SC, C_COUNT
+	C_LIBC, C_LIBC_SC, C_LIBC_SC_RB, C_LIBC_SC_RP,
+	C_HOOK, C_HOOK_RB, C_HOOK_RP, C_COUNT
 };
 
-enum { V_PLAIN, V_RETPOLINE, V_RETHUNK, V_COUNT };
+enum { V_PLAIN, V_RETPOLINE, V_RETHUNK, V_RPBARE, V_COUNT };
 
 static const char *const variant_name[V_COUNT] = {
-	"plain", "retpoline", "rethunk"
+	"plain", "retpoline", "rethunk", "rpbare"
 };
 
 /* Why a variant is absent (the Makefile probes for the flags). */
@@ -83,6 +93,8 @@ static const char *const variant_missing[V_COUNT] = {
 	[V_RETPOLINE] = "the compiler has neither -mindirect-branch=thunk "
 			"nor -mretpoline",
 	[V_RETHUNK] = "needs -mfunction-return=thunk and a retpoline flag",
+	[V_RPBARE] = "the compiler has neither -mindirect-branch=thunk "
+		     "nor -mretpoline",
 };
 
 /* Filled in by main(): NULL means the compiler lacked the variant's flags. */
@@ -95,6 +107,8 @@ static const int cand_variant[C_COUNT] = {
 	[C_FNPTR_RP] = V_RETPOLINE, [C_DIRECT_RT] = V_RETHUNK,
 	[C_SC_RT] = V_RETHUNK, [C_SCI_RT] = V_RETHUNK,
 	[C_FNPTR_RPRT] = V_RETHUNK, [C_LIBC] = V_PLAIN, [C_LIBC_SC] = V_PLAIN,
+	[C_LIBC_SC_RB] = V_RPBARE, [C_LIBC_SC_RP] = V_RETPOLINE,
+	[C_HOOK] = V_PLAIN, [C_HOOK_RB] = V_RPBARE, [C_HOOK_RP] = V_RETPOLINE,
 };
 
 /*
@@ -132,6 +146,11 @@ SC_PREPARE(C_SCI_RT)
 SC_PREPARE(C_FNPTR_RPRT)
 SC_PREPARE(C_LIBC)
 SC_PREPARE(C_LIBC_SC)
+SC_PREPARE(C_LIBC_SC_RB)
+SC_PREPARE(C_LIBC_SC_RP)
+SC_PREPARE(C_HOOK)
+SC_PREPARE(C_HOOK_RB)
+SC_PREPARE(C_HOOK_RP)
 
 /* Names of the static-call rows are completed with the trampoline's form. */
 static char name_sc[64], name_sc_rp[64], name_sc_rt[64], name_libc_sc[64];
@@ -166,6 +185,16 @@ static struct bench_cand cands[C_COUNT] = {
 		     .run = sc_loop_libc_plain },
 	[C_LIBC_SC] = { .name = name_libc_sc,
 			.run = sc_loop_libc_static_call_plain },
+	[C_LIBC_SC_RB] = { .name = "static_call -> libc abs, rpbare",
+			   .run = sc_loop_libc_static_call_rpbare },
+	[C_LIBC_SC_RP] = { .name = "static_call -> libc abs, retpoline",
+			   .run = sc_loop_libc_static_call_retpoline },
+	[C_HOOK] = { .name = "hook -> libc abs",
+		     .run = sc_loop_libc_hook_plain },
+	[C_HOOK_RB] = { .name = "hook -> libc abs, rpbare",
+			.run = sc_loop_libc_hook_rpbare },
+	[C_HOOK_RP] = { .name = "hook -> libc abs, retpoline",
+			.run = sc_loop_libc_hook_retpoline },
 };
 
 static int (*const cand_prepare[C_COUNT])(void) = {
@@ -173,7 +202,9 @@ static int (*const cand_prepare[C_COUNT])(void) = {
 	prepare_C_FNPTR, prepare_C_DIRECT_RP, prepare_C_SC_RP,
 	prepare_C_SCI_RP, prepare_C_FNPTR_RP, prepare_C_DIRECT_RT,
 	prepare_C_SC_RT, prepare_C_SCI_RT, prepare_C_FNPTR_RPRT,
-	prepare_C_LIBC, prepare_C_LIBC_SC,
+	prepare_C_LIBC, prepare_C_LIBC_SC, prepare_C_LIBC_SC_RB,
+	prepare_C_LIBC_SC_RP, prepare_C_HOOK, prepare_C_HOOK_RB,
+	prepare_C_HOOK_RP,
 };
 
 static int present(int c)
@@ -238,6 +269,13 @@ static const void *tramp_dest(const void *tramp,
 	if (p[0] == 0xe9) {			/* jmp rel32 */
 		memcpy(&d, p + 1, sizeof(d));
 		next = (uintptr_t)p + 5;
+		/*
+		 * A retpoline trampoline's far form: its stub at byte 16,
+		 * which loads the target from the key.
+		 */
+		if (next + (uintptr_t)(intptr_t)d == (uintptr_t)p + 16 &&
+		    !memcmp(p + 8, "\x0f\xb9\xcd", 3))
+			return __atomic_load_n(&key->func, __ATOMIC_RELAXED);
 		return (const void *)(next + (uintptr_t)(intptr_t)d);
 	}
 	if (p[0] == 0xff && p[1] == 0x25) {	/* jmp *disp32(%rip) */
@@ -305,9 +343,25 @@ static int setup_calls(void)
 {
 	int ret = static_call_update(sc_libc_call_plain, abs);
 
+	if (!ret && present(C_LIBC_SC_RB))
+		ret = static_call_update(sc_libc_call_rpbare, abs);
+	if (!ret && present(C_LIBC_SC_RP))
+		ret = static_call_update(sc_libc_call_retpoline, abs);
 	if (ret) {
 		fprintf(stderr, "bench_static_call: static_call_update to "
 			"libc's abs: %s (%s)\n", strerror(-ret),
+			ulsm_last_error());
+		return ret;
+	}
+	/* The far hooks: one module each, whose callback is libc's abs. */
+	ret = sc_far_init_plain();
+	if (!ret && present(C_HOOK_RB))
+		ret = sc_far_init_rpbare();
+	if (!ret && present(C_HOOK_RP))
+		ret = sc_far_init_retpoline();
+	if (ret) {
+		fprintf(stderr, "bench_static_call: ulsm_lsm_init of a far "
+			"hook set: %s (%s)\n", strerror(-ret),
 			ulsm_last_error());
 		return ret;
 	}
@@ -319,6 +373,10 @@ static int setup_calls(void)
 		ret = CHECK_TRAMP(sc_call_rethunk, sc_target_rethunk);
 	if (!ret)
 		ret = CHECK_TRAMP(sc_libc_call_plain, abs);
+	if (!ret && present(C_LIBC_SC_RB))
+		ret = CHECK_TRAMP(sc_libc_call_rpbare, abs);
+	if (!ret && present(C_LIBC_SC_RP))
+		ret = CHECK_TRAMP(sc_libc_call_retpoline, abs);
 	if (!ret)
 		ret = CHECK_SITES(sc_call_plain, sc_target_plain);
 	if (!ret && present(C_SCI_RP))
@@ -580,6 +638,14 @@ static int write_json(const char *path, int quick, unsigned long iters,
 		   C_FNPTR_RPRT, C_SC_RT, &first);
 	json_ratio(f, "libc_static_call_vs_libc_direct", C_LIBC_SC, C_LIBC,
 		   &first);
+	json_ratio(f, "retpoline_far_static_call_vs_rpbare", C_LIBC_SC_RP,
+		   C_LIBC_SC_RB, &first);
+	json_ratio(f, "retpoline_far_hook_vs_rpbare", C_HOOK_RP, C_HOOK_RB,
+		   &first);
+	json_ratio(f, "retpoline_far_static_call_vs_retpoline_fnptr",
+		   C_LIBC_SC_RP, C_FNPTR_RP, &first);
+	json_ratio(f, "rpbare_far_static_call_vs_plain", C_LIBC_SC_RB,
+		   C_LIBC_SC, &first);
 	fprintf(f, "\n  },\n");
 	json_update(f, "update_in_reach", in_reach, ",");
 	json_update(f, "update_out_of_reach", out_reach, ",");
@@ -680,6 +746,7 @@ int main(int argc, char **argv)
 	variant_flags[V_PLAIN] = sc_flags_plain;
 	variant_flags[V_RETPOLINE] = sc_flags_retpoline;
 	variant_flags[V_RETHUNK] = sc_flags_rethunk;
+	variant_flags[V_RPBARE] = sc_flags_rpbare;
 
 	printf("ulsm static call benchmark: back end %s, %s\n",
 	       ulsm_backend(), SC_COMPILER);
@@ -768,6 +835,15 @@ int main(int argc, char **argv)
 		    C_SC_RT, "");
 	print_ratio("libc abs: static_call / direct (PLT):", C_LIBC_SC,
 		    C_LIBC, "");
+	print_ratio("far static_call: retpoline / rpbare:", C_LIBC_SC_RP,
+		    C_LIBC_SC_RB, "  (thunk / bare jmp *)");
+	print_ratio("far hook: retpoline / rpbare:", C_HOOK_RP, C_HOOK_RB,
+		    "  (thunk / bare jmp *)");
+	print_ratio("far static_call: rpbare / plain:", C_LIBC_SC_RB,
+		    C_LIBC_SC, strcmp(ulsm_backend(), "generic") ?
+		    "  (the same code)" : "");
+	print_ratio("far static_call, retpoline / fnptr, retpoline:",
+		    C_LIBC_SC_RP, C_FNPTR_RP, "");
 
 	if (json &&
 	    write_json(json, quick, iters, rounds, &in_reach, &out_reach))

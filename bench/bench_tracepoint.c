@@ -452,15 +452,14 @@ static int check_on(unsigned long iters)
 
 /*
  * The recorder's events are in its file, which ulsm_trace_write() writes
- * (format: src/trace/recorder.c). The ring keeps the last 16384 events
- * (ULSM_TRACE_BUF), so the check reads this thread's ring and wants its
- * newest min(iters, events) events to be tpb_rec's, this run's tag, and
- * the iterations up to the last, in order.
+ * (format: docs/tracepoints.md, version 2: a header, then records). The
+ * ring keeps the last 16384 events (ULSM_TRACE_BUF), so the check reads
+ * this thread's events and wants its newest min(iters, events) events to
+ * be tpb_rec's, this run's tag, and the iterations up to the last, in
+ * order.
  */
-struct rec_event {			/* src/trace/trace.h, 64 bytes */
-	uint64_t ns;
-	uint32_t id;
-	uint32_t n;
+struct rec_event {
+	uint32_t id, n;
 	uint64_t w[6];
 };
 
@@ -472,13 +471,46 @@ static int read_u32(FILE *f, uint32_t *v)
 	return fread(v, sizeof(*v), 1, f) == 1 ? 0 : -1;
 }
 
+/* This thread's events of an events record of @len bytes. */
+static int read_events(FILE *f, uint32_t len, uint32_t self,
+		       struct rec_event **ev, uint64_t *count, size_t *cap)
+{
+	uint32_t tid, k;
+
+	if (len < 8 || read_u32(f, &tid) || read_u32(f, &k))
+		return -1;
+	if (tid != self)
+		return fseek(f, len - 8, SEEK_CUR);
+	for (uint32_t i = 0; i < k; i++) {
+		uint64_t ns;
+		uint32_t info;
+		struct rec_event *e;
+
+		if (*count == *cap) {
+			*cap = *cap ? *cap * 2 : 4096;
+			e = realloc(*ev, *cap * sizeof(**ev));
+			if (!e)
+				return -1;
+			*ev = e;
+		}
+		e = &(*ev)[(*count)++];
+		if (fread(&ns, 8, 1, f) != 1 || read_u32(f, &e->id) ||
+		    read_u32(f, &info) || (info >> 8) || info > 6 ||
+		    fread(e->w, 8, info, f) != info)
+			return -1;
+		e->n = info;
+	}
+	return 0;
+}
+
 static int check_rec(unsigned long iters)
 {
-	uint32_t version, nnames, nrings, rec_id = 0, tid;
+	uint32_t version, pid, len, type, rec_id = 0;
 	uint32_t self = (uint32_t)syscall(SYS_gettid);
 	char magic[8], name[64], why[200];
 	struct rec_event *ev = NULL;
 	uint64_t count = 0;
+	size_t cap = 0;
 	long written;
 	int ret = -EPROTO;
 	FILE *f;
@@ -490,36 +522,34 @@ static int check_rec(unsigned long iters)
 	if (!f)
 		return fail("ulsm recorder", strerror(errno));
 	if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "ULSMTRC1", 8) ||
-	    read_u32(f, &version) || version != 1 || read_u32(f, &nnames))
+	    read_u32(f, &version) || version != 2 || read_u32(f, &pid) ||
+	    read_u32(f, &len) || fseek(f, len, SEEK_CUR))
 		goto bad;
-	for (uint32_t i = 0; i < nnames; i++) {
-		uint32_t id, nargs, nlen, alen;
-
-		if (read_u32(f, &id) || read_u32(f, &nargs) ||
-		    read_u32(f, &nlen) || read_u32(f, &alen) ||
-		    nlen >= sizeof(name) || fread(name, 1, nlen, f) != nlen ||
-		    fseek(f, alen, SEEK_CUR))
+	for (;;) {
+		if (read_u32(f, &type) || read_u32(f, &len))
 			goto bad;
-		name[nlen] = '\0';
-		if (!strcmp(name, "tpb_rec"))
-			rec_id = id;
-	}
-	if (!rec_id || read_u32(f, &nrings))
-		goto bad;
-	for (uint32_t r = 0; r < nrings; r++) {
-		uint32_t zero;
-
-		if (read_u32(f, &tid) || read_u32(f, &zero) ||
-		    fread(&count, sizeof(count), 1, f) != 1)
-			goto bad;
-		if (tid == self)
+		if (type == 5)		/* the end */
 			break;
-		if (fseek(f, (long)(count * sizeof(*ev)), SEEK_CUR))
+		if (type == 1) {	/* a name */
+			uint32_t id, nargs, nlen, alen;
+
+			if (read_u32(f, &id) || read_u32(f, &nargs) ||
+			    read_u32(f, &nlen) || read_u32(f, &alen) ||
+			    nlen >= sizeof(name) ||
+			    fread(name, 1, nlen, f) != nlen ||
+			    fseek(f, alen, SEEK_CUR))
+				goto bad;
+			name[nlen] = '\0';
+			if (!strcmp(name, "tpb_rec"))
+				rec_id = id;
+		} else if (type == 3) {	/* events */
+			if (read_events(f, len, self, &ev, &count, &cap))
+				goto bad;
+		} else if (fseek(f, len, SEEK_CUR)) {
 			goto bad;
-		count = 0;
+		}
 	}
-	if (!count || !(ev = calloc(count, sizeof(*ev))) ||
-	    fread(ev, sizeof(*ev), count, f) != count)
+	if (!rec_id || !count)
 		goto bad;
 	for (uint64_t k = 0; k < count && k < iters; k++) {
 		const struct rec_event *e = &ev[count - 1 - k];

@@ -14,6 +14,12 @@
  *              (gcc -mindirect-branch=thunk, clang -mretpoline)
  *   rethunk    retpolines and every return through a return thunk
  *              (gcc -mindirect-branch=thunk -mfunction-return=thunk)
+ *   rpbare     the retpoline flags without ULSM_RETPOLINE: a retpoline
+ *              build whose far forms are bare "jmp *", as they all were
+ *              before ULSM_RETPOLINE (only its far rows are timed)
+ *
+ * (retpoline and rethunk also define ULSM_RETPOLINE, and rethunk
+ * ULSM_RETURN_THUNK, as such builds must.)
  *
  * and every symbol of those objects carries its variant in its name:
  * SC_SYM(loop_fnptr, retpoline) is sc_loop_fnptr_retpoline. Each variant
@@ -43,6 +49,8 @@
  * @call:       a static call to @target
  * @libc_call:  a static call that starts as RET0 and is pointed at libc's
  *              abs at start-up (out of rel32 reach: the indirect form)
+ * @far_init:   ulsm_lsm_init() of the variant's far hook set (sc_far.h),
+ *              whose one module's callback is libc's abs
  * @loop_*:     the timed loops, one per way of calling (sc_loops.c)
  */
 #define SC_DECLARE_VARIANT(v)						\
@@ -57,11 +65,14 @@
 	void SC_SYM(loop_static_call_inline, v)(unsigned long n);	\
 	void SC_SYM(loop_fnptr, v)(unsigned long n);			\
 	void SC_SYM(loop_libc, v)(unsigned long n);			\
-	void SC_SYM(loop_libc_static_call, v)(unsigned long n)
+	void SC_SYM(loop_libc_static_call, v)(unsigned long n);		\
+	int SC_SYM(far_init, v)(void);					\
+	void SC_SYM(loop_libc_hook, v)(unsigned long n)
 
 SC_DECLARE_VARIANT(plain);
 SC_DECLARE_VARIANT(retpoline);
 SC_DECLARE_VARIANT(rethunk);
+SC_DECLARE_VARIANT(rpbare);
 
 /*
  * Where every loop leaves the sum of what its calls returned (defined in

@@ -13,9 +13,10 @@
 #include <ulsm/static_call.h>
 
 #include "sc_bench.h"
+#include "sc_far.h"
 
 #ifndef VARIANT
-# error "compile with -DVARIANT=plain, retpoline or rethunk"
+# error "compile with -DVARIANT=plain, retpoline, rethunk or rpbare"
 #endif
 
 /*
@@ -84,3 +85,7 @@ SC_LOOP_CALL(static_call_inline, SC_INLINE_SITE)
 SC_LOOP(fnptr, SC_FNPTR)
 SC_LOOP(libc, sc_libc_abs)
 SC_LOOP(libc_static_call, static_call(SC_SYM(libc_call, VARIANT)))
+
+/* The far hook (sc_far.h): its entry, then libc's abs through I0. */
+#define SC_FAR_HOOK(x)	call_int_hook(far_abs, x)
+SC_LOOP_CALL(libc_hook, SC_FAR_HOOK)

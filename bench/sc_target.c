@@ -8,13 +8,17 @@
  * or specialise the loop for it: every candidate makes a real call.
  */
 #include <stddef.h>
+#include <stdlib.h>
 
 #include <ulsm/static_call.h>
 
 #include "sc_bench.h"
 
+#define ULSM_LSM_DEFINE
+#include "sc_far.h"
+
 #ifndef VARIANT
-# error "compile with -DVARIANT=plain, retpoline or rethunk"
+# error "compile with -DVARIANT=plain, retpoline, rethunk or rpbare"
 #endif
 
 #define TARGET	SC_SYM(target, VARIANT)
@@ -38,6 +42,28 @@ DEFINE_STATIC_CALL(SC_SYM(call, VARIANT), TARGET);
  * passing with a call that never left this object.
  */
 DEFINE_STATIC_CALL_RET0(SC_SYM(libc_call, VARIANT), TARGET);
+
+/*
+ * The far hook's module: its callback is libc's abs itself (in a PIE,
+ * the address in this initialiser is libc's own, not a PLT entry).
+ */
+static const struct lsm_id far_id = { "abs", 1 };
+static struct ULSM__CAT(SC_SYM(far, VARIANT), _hook_list) far_hooks[] = {
+	LSM_HOOK_INIT(far_abs, abs),
+};
+
+static int far_mod_init(void)
+{
+	return security_add_hooks(far_hooks, 1, &far_id);
+}
+
+DEFINE_LSM(abs) = { .name = "abs", .init = far_mod_init, .id = &far_id };
+
+int SC_SYM(far_init, VARIANT)(void)
+{
+	return ulsm_lsm_init(&ULSM__CAT(SC_SYM(far, VARIANT), _hook_set),
+			     "abs");
+}
 
 #ifdef SC_FLAGS
 const char *const SC_SYM(flags, VARIANT) = SC_FLAGS;

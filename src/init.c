@@ -14,6 +14,7 @@
 
 #include "lsm/lsm_internal.h"
 #include "static/static.h"
+#include "trace/trace.h"
 
 /* src/dump.c */
 void ulsm_dump_arm(const void *object);
@@ -24,6 +25,8 @@ static void start(void)
 {
 	ulsm_config_init();
 	ulsm_lock_atfork_init();
+	ulsm_trace_atfork_init();	/* after: it prepares first */
+	ulsm_trace_recorder_atfork_init();
 	ulsm_site_kind_register(&ulsm_kind_key_site);
 	ulsm_site_kind_register(&ulsm_kind_trampoline);
 	ulsm_site_kind_register(&ulsm_kind_call_site);

@@ -17,6 +17,7 @@
 #include "base/sys.h"	/* the library's fault injection (src/base/) */
 
 extern void (*ulsm_test_step_hook)(int step);
+extern void (*ulsm_test_write_hook)(uintptr_t addr);
 int ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume, uintptr_t *link);
 enum { TRAP_NOT_OURS, TRAP_EMULATE, TRAP_REWIND };
 
@@ -52,10 +53,18 @@ static void fault_nth_write(unsigned long n, int err)
 # define BREAKPOINT_PROTOCOL	0
 # define A64_NOP		0xd503201fu
 static const uint8_t OTHER_NOP[4] = { 0xf1, 0x03, 0x11, 0xaa };	/* mov x17, x17 */
+#elif defined(ULSM_ARCH_RISCV64)
+# define SITE_LEN		4
+# define WRITES_PER_SITE	1
+# define SYNCS_PER_BATCH	1
+# define TRAMP_SIG		36
+# define BREAKPOINT_PROTOCOL	0
+# define RV_NOP			0x00000013u
+static const uint8_t OTHER_NOP[4] = { 0x93, 0x8f, 0x0f, 0x00 };	/* mv t6, t6 */
 #else
 # define SITE_LEN		5
 # define WRITES_PER_SITE	3
-# define SYNCS_PER_BATCH	3
+# define SYNCS_PER_BATCH	2	/* none after step 3: late traps rewind */
 # define TRAMP_SIG		8
 # define BREAKPOINT_PROTOCOL	1
 static const uint8_t OTHER_NOP[5] = { 0x66, 0x0f, 0x1f, 0x40, 0x00 };
@@ -63,7 +72,7 @@ static const uint8_t OTHER_NOP[5] = { 0x66, 0x0f, 0x1f, 0x40, 0x00 };
 
 static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
-/* The instruction word at @addr (aarch64). */
+/* The instruction word at @addr (aarch64, riscv64). */
 __attribute__((unused)) static uint32_t word_at(uintptr_t addr)
 {
 	uint32_t w;
@@ -77,6 +86,16 @@ __attribute__((unused)) static uintptr_t a64_branch_target(uint32_t w,
 							   uintptr_t pc)
 {
 	return pc + (uintptr_t)(((intptr_t)(int32_t)(w << 6) >> 6) * 4);
+}
+
+/* The target of the riscv64 JAL word @w at @pc (J-type immediate). */
+__attribute__((unused)) static uintptr_t rv_jal_target(uint32_t w,
+						       uintptr_t pc)
+{
+	uint32_t imm = ((w >> 31) & 1u) << 20 | ((w >> 21) & 0x3ffu) << 1 |
+		       ((w >> 20) & 1u) << 11 | ((w >> 12) & 0xffu) << 12;
+
+	return pc + (uintptr_t)(intptr_t)((int32_t)(imm << 11) >> 11);
 }
 
 static uintptr_t rel_field(const int32_t *f)
@@ -117,27 +136,40 @@ static size_t find_sites(const void *key, uintptr_t *out, int *branch,
 	return n;
 }
 
-/* The site holds the back end's NOP: x86 0f 1f 44 00 00, aarch64 NOP. */
+/*
+ * The site holds the back end's NOP: x86 0f 1f 44 00 00, aarch64 NOP,
+ * riscv64 addi x0, x0, 0.
+ */
 __attribute__((unused)) static int is_nop_site(uintptr_t site)
 {
 #if defined(ULSM_ARCH_AARCH64)
 	return word_at(site) == A64_NOP;
+#elif defined(ULSM_ARCH_RISCV64)
+	return word_at(site) == RV_NOP;
 #else
 	return !memcmp((const void *)site, nop5, 5);
 #endif
 }
 
-/* The site holds a jump: x86 jmp rel32 (e9), aarch64 B (000101 imm26). */
+/*
+ * The site holds a jump: x86 jmp rel32 (e9), aarch64 B (000101 imm26),
+ * riscv64 jal x0.
+ */
 __attribute__((unused)) static int is_jump_site(uintptr_t site)
 {
 #if defined(ULSM_ARCH_AARCH64)
 	return (word_at(site) & 0xfc000000u) == 0x14000000u;
+#elif defined(ULSM_ARCH_RISCV64)
+	return (word_at(site) & 0xfffu) == 0x06fu;
 #else
 	return *(const uint8_t *)site == 0xe9;
 #endif
 }
 
-/* Whether @site holds a direct call to @target (x86 call rel32, BL). */
+/*
+ * Whether @site holds a direct call to @target (x86 call rel32, BL;
+ * riscv64 jal ra, or the jalr ra of an auipc ra / jalr ra pair).
+ */
 __attribute__((unused)) static int is_call_to(uintptr_t site, uintptr_t target)
 {
 #if defined(ULSM_ARCH_AARCH64)
@@ -145,6 +177,15 @@ __attribute__((unused)) static int is_call_to(uintptr_t site, uintptr_t target)
 
 	return (w & 0xfc000000u) == 0x94000000u &&
 	       a64_branch_target(w, site) == target;
+#elif defined(ULSM_ARCH_RISCV64)
+	uint32_t w = word_at(site), hi = word_at(site - 4);
+
+	if ((w & 0xfffu) == 0x0efu)
+		return rv_jal_target(w, site) == target;
+	return (w & 0x000fffffu) == 0x000080e7u &&
+	       (hi & 0xfffu) == 0x097u &&
+	       site - 4 + (uintptr_t)(intptr_t)(int32_t)(hi & 0xfffff000u) +
+	       (uintptr_t)(intptr_t)((int32_t)w >> 20) == target;
 #else
 	int32_t rel;
 
@@ -165,6 +206,11 @@ static int calls_before(uintptr_t label, uintptr_t target)
 #if defined(ULSM_ARCH_AARCH64)
 	for (uintptr_t gap = 0; gap <= 3; gap++)
 		if (is_call_to(label - 4 * (gap + 1), target))
+			return 1;
+#elif defined(ULSM_ARCH_RISCV64)
+	/* moves of 2 (compressed) or 4 bytes, at most three */
+	for (uintptr_t gap = 0; gap <= 12; gap += 2)
+		if (is_call_to(label - gap - 4, target))
 			return 1;
 #else
 	for (uintptr_t gap = 0; gap <= 12; gap++)

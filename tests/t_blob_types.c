@@ -5,6 +5,12 @@
  * and task: each module asks for room per type in the set's struct
  * bt_blob_sizes, ulsm_lsm_init() turns the requests into offsets, and
  * the application allocates one blob per object of each type.
+ *
+ * A module that arrives after init may ask for no blob space (objects
+ * allocated before it would be too small): its requests are read with
+ * the set's types. The check used to read the kernel's four ints, past
+ * the end of this set's two: a late module asking for nothing was
+ * refused when the memory after its struct bt_blob_sizes was not zero.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -50,10 +56,30 @@ static int b_init(void) { return security_add_hooks(b_hooks, 1, &b_id); }
 DEFINE_LSM(a) = { .name = "a", .init = a_init, .blobs = &a_sizes, .id = &a_id };
 DEFINE_LSM(b) = { .name = "b", .init = b_init, .blobs = &b_sizes, .id = &b_id };
 
+/*
+ * A late module's requests, all zero, followed by memory that is not:
+ * what a struct of the kernel's four ints would have there.
+ */
+static struct {
+	struct bt_blob_sizes sizes;
+	int after[2];
+} late_blobs = { { 0, 0 }, { 64, 64 } };
+static struct lsm_info late = { .name = "late", .blobs = &late_blobs.sizes };
+static struct bt_blob_sizes greedy_blobs = { .lbs_connection = 8 };
+static struct lsm_info greedy = { .name = "greedy", .blobs = &greedy_blobs };
+
+/* The library's messages (a refusal is reported), as TAP comments. */
+static void log_to_tap(const char *msg, void *arg)
+{
+	(void)arg;
+	diag("ulsm: %s", msg);
+}
+
 int main(void)
 {
 	void *blob = NULL;
 
+	ulsm_set_log(log_to_tap, NULL);
 	is_int(bt_blob_types, 2, "two blob types, in the order of the file");
 	is_int(bt_hook_set.nblobs, 2, "  the set says so");
 	is_int(ulsm_lsm_init(&bt_hook_set, NULL), 0, "init");
@@ -76,5 +102,20 @@ int main(void)
 	   "  each module wrote its own part");
 	lsm_free_blob_hooks(&blob, request_free, blob);
 	ok(blob == NULL, "  and it is freed");
+
+	is_int(ulsm_lsm_register(&late, &bt_hook_set), 0,
+	       "a module that asks for no blob space arrives after init");
+	ok(ulsm_lsm_module_active(&bt_hook_set, "late") == 1,
+	   "  and comes up, whatever follows its struct bt_blob_sizes (%s)",
+	   ulsm_lsm_module_reason(&bt_hook_set, "late") ?: "no reason");
+	is_int(ulsm_lsm_register(&greedy, &bt_hook_set), -ENOSPC,
+	       "one that asks for connection space after init is refused");
+	ok(ulsm_lsm_module_active(&bt_hook_set, "greedy") == 0 &&
+	   strstr(ulsm_lsm_module_reason(&bt_hook_set, "greedy") ?: "",
+		  "connection"),
+	   "  and says for what: %s",
+	   ulsm_lsm_module_reason(&bt_hook_set, "greedy") ?: "(none)");
+	is_int(ulsm_lsm_blob_size(&bt_hook_set, bt_blob_connection), 16,
+	       "  the connection blob is still 16 bytes");
 	return done_testing();
 }

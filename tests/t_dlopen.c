@@ -17,6 +17,7 @@
 #include <ulsm/static_call.h>
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
+#include <ulsm/update.h>
 
 #include "tap.h"
 
@@ -135,11 +136,27 @@ int main(void)
 		is_int(st1.sites_patched - st0.sites_patched, 3,
 		       "three sites in two objects, one batch");
 	void *stale_tramp = p.sc_tramp;
+	/*
+	 * Recorded now, committed once the plug-in is gone; as they are now,
+	 * so that where the plug-in stays (musl) the commit changes nothing.
+	 */
+	struct ulsm_update *late = ulsm_update_new();
+
+	ok(late && !ulsm_update_key(late, &p.key()->key, true) &&
+	   !ulsm_update_call(late, p.sc_key, p.sc_tramp, (void *)p.target),
+	   "record the plug-in's key and call in an update");
 
 	is_int(dlclose(p.h), 0, "dlclose the plug-in");
 	gone = unloaded();
 	diag("%s", gone ? "dlclose unloaded the plug-in" : "dlclose did not "
 	     "unload the plug-in (musl): it stays registered");
+	is_int(ulsm_update_commit(late), gone ? -ENOENT : 0, "committed after "
+	       "dlclose: %s", gone ? "refused, the object is gone (-ENOENT)" :
+	       "still loaded, applied");
+	if (gone)
+		ok(strstr(ulsm_last_error(), "no loaded object"), "and says "
+		   "why: %s", ulsm_last_error());
+	ulsm_update_free(late);
 	if (strcmp(ulsm_backend(), "generic"))
 		is_int(__static_call_update(&STATIC_CALL_KEY(main_sc), stale_tramp,
 					    (void *)main_default),

@@ -11,13 +11,24 @@
  *     grace period, poisons the old object and frees it. A reader that
  *     ever sees poison is a grace period that did not wait;
  *   - fork(): the child's grace periods do not wait for the parent's
- *     other threads.
+ *     other threads;
+ *   - each in a child process of its own, which a grace period that
+ *     never returns fails by a timeout: every pthread key taken before
+ *     the first section (the thread counts in the shared record); a
+ *     section in a pthread key destructor that runs after the library's;
+ *     a thread that ends inside a section; a section nested 65,536 deep;
+ *     one nested beyond the counter's limit (set there by hand); a
+ *     thread that counts in the shared record (its record could not be
+ *     allocated) and nests, memory back; an unlock outside any section.
  *
  * --swaps N sets the stress's length (make stress runs it longer).
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,20 +36,393 @@
 #include <ulsm/grace.h>
 #include <ulsm/ulsm.h>
 
+#include "engine/engine.h"
 #include "runtime.h"
 #include "tap.h"
 
 static volatile int entered, left;
 
+/* From inside a section: say so, stay 0.2 s, say it is over. */
+static void stay_inside(void)
+{
+	__atomic_store_n(&entered, 1, __ATOMIC_SEQ_CST);
+	nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+	__atomic_store_n(&left, 1, __ATOMIC_SEQ_CST);
+}
+
 static void *sleeper(void *arg)
 {
 	(void)arg;
 	ulsm_read_lock();
-	__atomic_store_n(&entered, 1, __ATOMIC_SEQ_CST);
-	nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
-	__atomic_store_n(&left, 1, __ATOMIC_SEQ_CST);
+	stay_inside();
 	ulsm_read_unlock();
 	return NULL;
+}
+
+/*
+ * Once another thread is inside (stay_inside), a grace period must return
+ * only after it has left: 0 if so, else a message. An ordering, not a
+ * timing.
+ */
+static const char *writer_waits(void)
+{
+	int ret, was_left;
+
+	while (!__atomic_load_n(&entered, __ATOMIC_SEQ_CST))
+		sched_yield();
+	ret = ulsm_synchronize();
+	was_left = __atomic_load_n(&left, __ATOMIC_SEQ_CST);
+	if (ret)
+		return "ulsm_synchronize() failed";
+	return was_left ? NULL : "ulsm_synchronize() returned while the "
+				 "reader was still inside";
+}
+
+/*
+ * A case in a child process of its own: @fn returns NULL, or what went
+ * wrong. A grace period that never returns is a timeout, not a hang.
+ */
+static int in_child(const char *(*fn)(void), const char *what)
+{
+	unsigned int secs = under_emulator() ? 60 : 10;
+	int status = -1;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		const char *err;
+
+		alarm(secs);
+		entered = left = 0;
+		err = fn();
+		if (err)
+			diag("  %s", err);
+		fflush(stdout);
+		_exit(err ? 1 : 0);
+	}
+	waitpid(pid, &status, 0);
+	if (WIFSIGNALED(status))
+		diag("  killed by signal %d%s", WTERMSIG(status),
+		     WTERMSIG(status) == SIGALRM ?
+		     ": a grace period that never returned?" : "");
+	return ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", what);
+}
+
+/* The library's messages, kept (ulsm_set_log). */
+static char log_seen[1024];
+
+static void keep_log(const char *msg, void *arg)
+{
+	(void)arg;
+	if (strlen(log_seen) + strlen(msg) + 2 < sizeof(log_seen)) {
+		strcat(log_seen, msg);
+		strcat(log_seen, "\n");
+	}
+}
+
+static volatile int got_record;
+
+static void *has_record(void *arg)
+{
+	(void)arg;
+	ulsm_read_lock();
+	ulsm_read_unlock();
+	got_record = ulsm__grace_self != NULL;
+	return NULL;
+}
+
+/* Every pthread key taken before the first section. */
+static const char *no_key_case(void)
+{
+	static pthread_key_t keys[8192];
+	const char *err;
+	pthread_t t;
+	int n = 0;
+
+	ulsm_set_log(keep_log, NULL);
+	while (n < 8192 && !pthread_key_create(&keys[n], NULL))
+		n++;
+	if (n == 8192)
+		return "pthread_key_create() never fails here";
+	ulsm_read_lock();
+	if (ulsm_synchronize() != -EDEADLK)
+		return "no -EDEADLK from inside a section";
+	ulsm_read_unlock();
+	if (ulsm_synchronize())
+		return "a grace period after the section failed";
+	pthread_create(&t, NULL, sleeper, NULL);
+	err = writer_waits();
+	pthread_join(t, NULL);
+	if (err)
+		return err;
+	if (!strstr(log_seen, "pthread_key_create"))
+		return "the missing key was not reported";
+	/* A key free again: the next thread gets a record of its own. */
+	pthread_key_delete(keys[--n]);
+	entered = left = 0;
+	pthread_create(&t, NULL, sleeper, NULL);
+	err = writer_waits();
+	pthread_join(t, NULL);
+	if (err)
+		return err;
+	pthread_create(&t, NULL, has_record, NULL);
+	pthread_join(t, NULL);
+	return got_record ? NULL : "a key freed later was not used";
+}
+
+static pthread_key_t late_key;
+static const char *late_err;
+
+/*
+ * The destructor of a key of the program's. It sets its key again on its
+ * first call, so that its second one comes in the next round, after the
+ * library's destructor has run in the first.
+ */
+static void late_destructor(void *arg)
+{
+	if (arg == (void *)1) {
+		pthread_setspecific(late_key, (void *)2);
+		return;
+	}
+	ulsm_read_lock();
+	if (!ulsm_read_inside())
+		late_err = "not inside";
+	stay_inside();
+	ulsm_read_unlock();
+	if (ulsm_read_inside())
+		late_err = "still inside after the unlock";
+}
+
+static void *late_reader(void *arg)
+{
+	(void)arg;
+	ulsm_read_lock();
+	ulsm_read_unlock();
+	pthread_setspecific(late_key, (void *)1);
+	return NULL;
+}
+
+/* A section in a destructor that runs after the library's own. */
+static const char *late_destructor_case(void)
+{
+	const char *err;
+	pthread_t t;
+
+	pthread_key_create(&late_key, late_destructor);
+	pthread_create(&t, NULL, late_reader, NULL);
+	err = writer_waits();
+	pthread_join(t, NULL);
+	if (!err)
+		err = late_err;
+	if (!err && ulsm_synchronize())
+		err = "a grace period after the thread's exit failed";
+	return err;
+}
+
+static void *exits_inside(void *arg)
+{
+	(void)arg;
+	ulsm_read_lock();
+	pthread_exit(NULL);
+}
+
+static volatile int synchronized;
+
+static void *synchronizer(void *arg)
+{
+	(void)arg;
+	ulsm_synchronize();
+	__atomic_store_n(&synchronized, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A thread that ends inside a section (pthread_exit from a callback) has
+ * unwound out of the code it was in before its exit: a grace period must
+ * not wait for it for ever (<ulsm/grace.h>, caveats). Done within 5 s.
+ */
+static const char *exit_inside_case(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, exits_inside, NULL);
+	pthread_join(t, NULL);
+	pthread_create(&t, NULL, synchronizer, NULL);
+	for (int i = 0; i < 500; i++) {
+		if (__atomic_load_n(&synchronized, __ATOMIC_SEQ_CST))
+			break;
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	return __atomic_load_n(&synchronized, __ATOMIC_SEQ_CST) ? NULL :
+	       "the grace period still waits for a thread that exited";
+}
+
+#define DEEP	65536
+
+static const char *deep_err;
+
+static void *deep_reader(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < DEEP; i++)
+		ulsm_read_lock();
+	if (ulsm_synchronize() != -EDEADLK)
+		deep_err = "no -EDEADLK 65,536 sections deep";
+	stay_inside();
+	for (int i = 0; i < DEEP; i++)
+		ulsm_read_unlock();
+	return NULL;
+}
+
+/* Sections nested 65,536 deep (a 16-bit depth overflows there). */
+static const char *deep_case(void)
+{
+	const char *err;
+	pthread_t t;
+
+	pthread_create(&t, NULL, deep_reader, NULL);
+	err = writer_waits();
+	pthread_join(t, NULL);
+	if (!err)
+		err = deep_err;
+	if (!err && ulsm_synchronize())
+		err = "a grace period after the sections failed";
+	return err;
+}
+
+static const char *limit_err;
+
+static void *limit_reader(void *arg)
+{
+	struct ulsm__grace_reader *r;
+	unsigned long saved, max;
+
+	(void)arg;
+	ulsm_read_lock();
+	r = ulsm__grace_self;
+	saved = r->ctr;
+	/* As deep as the counter goes: the next lock would carry out. */
+	max = (ULONG_MAX & ~ULSM__GRACE_PHASE) | (saved & ULSM__GRACE_PHASE);
+	__atomic_store_n(&r->ctr, max, __ATOMIC_RELAXED);
+	ulsm_read_lock();
+	ulsm_read_lock();
+	if (r->ctr != max || ulsm__grace_self)
+		limit_err = "the count did not stop at the limit";
+	else if (!ulsm_read_inside() || ulsm_synchronize() != -EDEADLK)
+		limit_err = "not inside beyond the limit";
+	stay_inside();
+	ulsm_read_unlock();
+	ulsm_read_unlock();
+	if (!limit_err && (ulsm__grace_self != r || r->ctr != max))
+		limit_err = "not back at the limit after the deeper sections";
+	__atomic_store_n(&r->ctr, saved, __ATOMIC_RELAXED);
+	ulsm_read_unlock();
+	if (!limit_err && ulsm_read_inside())
+		limit_err = "still inside after the last unlock";
+	return NULL;
+}
+
+/* Sections beyond the counter's limit (its depth set there by hand). */
+static const char *limit_case(void)
+{
+	const char *err;
+	pthread_t t;
+
+	pthread_create(&t, NULL, limit_reader, NULL);
+	err = writer_waits();
+	pthread_join(t, NULL);
+	if (!err)
+		err = limit_err;
+	if (!err && ulsm_synchronize())
+		err = "a grace period after the sections failed";
+	return err;
+}
+
+static volatile int fallback_fail;
+static const char *fallback_err;
+
+#define SHARED_DEEP	300	/* more than a thread may count in the shared
+				   record; the rest in its own state */
+
+static void *fallback_reader(void *arg)
+{
+	(void)arg;
+	/* Only this thread's next allocation, its record's, fails. */
+	ulsm_fault.kinds = 1u << ULSM_SYS_ALLOC;
+	ulsm_fault.calls = 0;
+	ulsm_fault.failed = 0;
+	ulsm_fault.err = 0;
+	ulsm_fault.fail_to = 0;
+	__atomic_store_n(&ulsm_fault.fail_from, 1, __ATOMIC_SEQ_CST);
+	ulsm_read_lock();
+	fallback_fail = (int)ulsm_fault.failed;
+	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
+	for (int i = 1; i < SHARED_DEEP; i++)
+		ulsm_read_lock();	/* memory is back */
+	if (ulsm_synchronize() != -EDEADLK || !ulsm_read_inside())
+		fallback_err = "not inside";
+	stay_inside();
+	for (int i = 0; i < SHARED_DEEP; i++)
+		ulsm_read_unlock();
+	if (ulsm_read_inside())
+		fallback_err = "still inside after the last unlock";
+	else if (ulsm_synchronize())
+		fallback_err = "a grace period in the thread, after its "
+			       "sections, failed";
+	ulsm_read_lock();		/* now with a record of its own */
+	ulsm_read_unlock();
+	return NULL;
+}
+
+/*
+ * A thread whose first section counts in the shared record (no memory for
+ * its own) and nests once memory is back.
+ */
+static const char *fallback_case(void)
+{
+	const char *err;
+	pthread_t t;
+
+	pthread_create(&t, NULL, fallback_reader, NULL);
+	err = writer_waits();
+	pthread_join(t, NULL);
+	if (fallback_fail != 1)
+		return "the record's allocation was not made to fail";
+	if (!err)
+		err = fallback_err;
+	if (!err && ulsm_synchronize())
+		err = "a grace period after the thread's exit failed";
+	return err;
+}
+
+static void *unbalanced_reader(void *arg)
+{
+	(void)arg;
+	ulsm_read_unlock();		/* before any section */
+	ulsm_read_lock();
+	ulsm_read_unlock();
+	ulsm_read_unlock();		/* one more than it entered */
+	return NULL;
+}
+
+/* Unlocks outside any section change nothing, and are reported. */
+static const char *unbalanced_case(void)
+{
+	const char *err;
+	pthread_t t;
+
+	ulsm_set_log(keep_log, NULL);
+	pthread_create(&t, NULL, unbalanced_reader, NULL);
+	pthread_join(t, NULL);
+	if (ulsm_synchronize())
+		return "a grace period after the unlocks failed";
+	pthread_create(&t, NULL, sleeper, NULL);
+	err = writer_waits();
+	pthread_join(t, NULL);
+	if (!err && !strstr(log_seen, "outside any read-side section"))
+		err = "the unlock was not reported";
+	return err;
 }
 
 #define MAGIC	0x600dcafe
@@ -92,6 +476,9 @@ int main(int argc, char **argv)
 	int ret, status;
 	pid_t pid;
 
+	/* First: a process that has not taken the library's key yet. */
+	in_child(no_key_case, "every pthread key taken before the first "
+		 "section: the sections count in the shared record");
 	is_int(ulsm_synchronize(), 0, "a grace period with no reader");
 
 	pthread_create(&t, NULL, sleeper, NULL);
@@ -159,5 +546,19 @@ int main(int argc, char **argv)
 	   "fork(), a grace period does not wait for the parent's readers");
 	pthread_join(t, NULL);
 	free(current);
+
+	in_child(late_destructor_case, "a section in a pthread key destructor "
+		 "that runs after the library's: the grace period waits");
+	in_child(deep_case, "sections nested 65,536 deep: -EDEADLK inside, "
+		 "and the grace period waits");
+	in_child(exit_inside_case, "a thread that ends inside a section is "
+		 "not waited for: it has left its code");
+	in_child(limit_case, "sections beyond the counter's limit: the "
+		 "deeper ones counted apart, and waited for");
+	in_child(fallback_case, "a thread in the shared record (no memory "
+		 "for its own) nests 300 deep, memory back: waited for, and "
+		 "the grace periods after it return");
+	in_child(unbalanced_case, "unlocks outside any section are reported "
+		 "and change nothing");
 	return done_testing();
 }

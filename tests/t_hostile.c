@@ -47,6 +47,7 @@
 
 #include "sites.h"
 #include "runtime.h"
+#include "child.h"
 #include "tap.h"
 
 #if defined(__has_include)
@@ -91,18 +92,7 @@ __attribute__((noinline)) static int site_main(void)
 
 /* --- checks inside a child --------------------------------------------- */
 
-static int failures;
-
-#define check(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			failures++;					\
-			printf("#   FAIL: ");				\
-			printf(__VA_ARGS__);				\
-			printf(" (%s)\n", ulsm_last_error());		\
-			fflush(stdout);					\
-		}							\
-	} while (0)
+/* check(), failures: tests/child.h */
 
 /* The bytes of hk's sites agree with its count, and so does the code. */
 static bool hk_consistent(void)

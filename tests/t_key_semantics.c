@@ -156,7 +156,8 @@ int main(void)
 
 	/*
 	 * The patched code really is a NOP or a jump (x86: the 5-byte NOP or
-	 * jmp rel32; aarch64: NOP or B to the site's target), read back.
+	 * jmp rel32; aarch64: NOP or B to the site's target; riscv64: NOP or
+	 * jal x0 to it), read back.
 	 */
 	if (strcmp(ulsm_backend(), "generic")) {
 		uintptr_t sites[2];
@@ -182,6 +183,22 @@ int main(void)
 			ok(target && a64_branch_target(word_at(u), u) == target,
 			   "  a B to the site's own target (%#lx)",
 			   (unsigned long)target);
+		}
+#endif
+#ifdef ULSM_ARCH_RISCV64
+		{
+			const struct ulsm_jump_entry *e;
+			uintptr_t target = 0;
+
+			for (e = __start_ulsm_jump_table;
+			     e < __stop_ulsm_jump_table; e++)
+				if ((uintptr_t)&e->code + (intptr_t)e->code == u)
+					target = (uintptr_t)&e->target +
+						 (intptr_t)e->target;
+			ok(target && rv_jal_target(word_at(u), u) == target,
+			   "  a jal x0 to the site's own target (%#lx)",
+			   (unsigned long)target);
+			ok(!(u & 3), "  aligned to 4: one naturally aligned word");
 		}
 #endif
 		static_branch_disable(&key_f1);

@@ -137,9 +137,10 @@ int main(int argc, char **argv)
 	ok(!strcmp(tl_trace, "capa:file_open alpha:file_open omega:file_open"),
 	   "  all ran: %s", tl_trace);
 
-#ifdef ULSM_ARCH_AARCH64
+#if defined(ULSM_ARCH_AARCH64) || defined(ULSM_ARCH_RISCV64)
 	/* One store per site: no steps, nothing to run in between. */
-	diag("aarch64: a call site changes with one store, no breakpoint");
+	diag("%s: a call site changes with one store, no breakpoint",
+	     ULSM_ARCH_NAME);
 	is_int(retarget((void *)ret_c), 0, "retarget to ret_c");
 	ret_c_from = NULL;
 	is_int(file_open(), 1003, "  file_open then returns ret_c's value");

@@ -90,6 +90,9 @@ int main(void)
 	      "only the first exclusive module");
 	check("delta,gamma", NULL, -1, "capa,delta,omega",
 	      "... whichever comes first");
+	check("gamma,delta", NULL, M_GAMMA, "capa,delta,omega",
+	      "an exclusive module whose init fails keeps no other out, as "
+	      "when it arrives later");
 	check("beta", NULL, -1, "capa,beta,omega", "modules not listed stay off");
 	check("beta,!omega", NULL, -1, "capa,beta", "!name removes a last module");
 	check("!capa,alpha", NULL, -1, "alpha,omega", "!name removes a first module");

@@ -6,7 +6,7 @@
  *  - hook slots' call sites: a direct call to the module's callback when
  *    it is in reach, else a call to the slot's trampoline, and calls reach
  *    the right function either way;
- *  - on aarch64, the write path chosen under an emulator.
+ *  - on aarch64 and riscv64, the write path chosen under an emulator.
  * Static-key sites are read back in t_key_semantics and t_write_fail.
  */
 #include <stdlib.h>
@@ -45,6 +45,12 @@ static uintptr_t tramp_target(uintptr_t t)
 	if (w == A64_NOP)
 		return 0;
 	return (w & 0xfc000000u) == 0x14000000u ? a64_branch_target(w, t + 4) : 1;
+#elif defined(ULSM_ARCH_RISCV64)
+	uint32_t w = word_at(t + 4);
+
+	if (w == RV_NOP)
+		return 0;
+	return (w & 0xfffu) == 0x06fu ? rv_jal_target(w, t + 4) : 1;
 #else
 	int32_t rel;
 
@@ -61,7 +67,7 @@ static int far_from(uintptr_t a, uintptr_t b)
 {
 	uintptr_t d = a > b ? a - b : b - a;
 
-	return d >= ((uintptr_t)1 << 27);	/* +-128 MiB, the smaller reach */
+	return d >= ((uintptr_t)1 << 27);	/* +-128 MiB, more than any reach */
 }
 
 /*
@@ -102,6 +108,12 @@ static void *far_fn(uintptr_t near)
 		0xd503245f,	/* bti c */
 		0x52800540,	/* mov w0, #42 */
 		0xd65f03c0,	/* ret */
+	};
+#elif defined(ULSM_ARCH_RISCV64)
+	static const uint32_t code[] = {
+		0x00000017,	/* lpad 0 */
+		0x02a00513,	/* li a0, 42 */
+		0x00008067,	/* ret */
 	};
 #else
 	static const uint8_t code[] = { 0xb8, 0x2a, 0, 0, 0, 0xc3 };
@@ -155,6 +167,12 @@ int main(void)
 	   tramp_of(STATIC_CALL_TRAMP_ADDR(wc_null)) + 32,
 	   "NULL: a B to the trampoline's own ret");
 	is_int(word_at(t), 0xd503245f, "every trampoline starts with BTI c");
+#elif defined(ULSM_ARCH_RISCV64)
+	ok(tramp_target(t) == t + 28, "  a jal to the trampoline's li a0, 0; ret");
+	ok(tramp_target(tramp_of(STATIC_CALL_TRAMP_ADDR(wc_null))) ==
+	   tramp_of(STATIC_CALL_TRAMP_ADDR(wc_null)) + 32,
+	   "NULL: a jal to the trampoline's own ret");
+	is_int(word_at(t), 0x00000017, "every trampoline starts with lpad 0");
 #endif
 	ok(far && far_from((uintptr_t)far, t),
 	   "a function 8 GiB or more away (%p)", far);

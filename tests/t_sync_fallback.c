@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "runtime.h"
+#include "sites.h"
 #include "stress.h"
 
 /* Threads of this process that it did not create (an emulator's own). */
@@ -79,9 +80,10 @@ int main(int argc, char **argv)
 	ulsm_get_stats(&st0);
 	run_stress(flips, threads);
 	ulsm_get_stats(&st1);
-	is_int(st1.core_syncs - st0.core_syncs, 4 * flips,
-	       "four rounds per flip, all through signals: a rehearsal "
-	       "before the first write, then the protocol's three");
+	is_int(st1.core_syncs - st0.core_syncs, (1 + SYNCS_PER_BATCH) * flips,
+	       "%d rounds per flip, all through signals: a rehearsal "
+	       "before the first write, then the protocol's %d",
+	       1 + SYNCS_PER_BATCH, SYNCS_PER_BATCH);
 	ok(!strcmp(ulsm_sync_method(), "signal"), "still signal afterwards");
 	return done_testing();
 }

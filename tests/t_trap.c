@@ -26,10 +26,11 @@ int main(void)
 {
 	skip_all("the generic back end has no breakpoint handler");
 }
-#elif defined(ULSM_ARCH_AARCH64)
+#elif !BREAKPOINT_PROTOCOL
 int main(void)
 {
-	skip_all("aarch64 stores one word per site: no breakpoint, no handler");
+	skip_all(ULSM_ARCH_NAME " stores one word per site: no breakpoint, "
+		 "no handler");
 }
 #else
 

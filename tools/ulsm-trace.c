@@ -1,274 +1,1398 @@
 // SPDX-License-Identifier: MIT
 /*
- * ulsm-trace - turn the recorder's file (ulsm_trace_write(), ULSM_TRACE)
- * into text or into Chrome trace-event JSON, which Perfetto
- * (ui.perfetto.dev) and chrome://tracing open.
+ * ulsm-trace - turn the recorder's file (ulsm_trace_write(), ULSM_TRACE,
+ * or a recording streamed by the control endpoint) into text or into
+ * Chrome trace-event JSON, which Perfetto (ui.perfetto.dev),
+ * chrome://tracing and speedscope open. ulsm-trace(1) is its manual.
  *
  *	ulsm-trace [--text | --json] FILE
  *
  * Text: one line per event, in time order:
  *	<seconds since the first event> <tid> <tracepoint> <arg>=<value> ...
- * JSON: {"traceEvents": [...]}, one event per record: a tracepoint whose
- * name ends in _begin or _start opens a slice (ph "B") named without the
- * suffix, one ending in _end or _done closes it (ph "E"), any other is an
- * instant event (ph "i"); the arguments are in "args". Times are in
- * microseconds since the first event.
+ * after a line per thread ("# thread <tid> <name>: ...") for files that
+ * name them. JSON: {"traceEvents": [...]}: the process and its threads
+ * by name (metadata events, ph "M"); then, per thread, a tracepoint whose
+ * name ends in _begin or _start and the next one that ends in _end or
+ * _done with the same stem (nested ones in between) are a slice: a "B"
+ * and an "E" event named by the stem, both with the arguments of the two
+ * (so that a viewer keys them alike); any other event is an instant (ph
+ * "i") with its own. Times are in microseconds since the first event.
+ *
+ * The file may come from elsewhere: truncated, corrupted, or made to do
+ * harm. So every count and length is checked against the format's limits
+ * and, when the file's size is known, against the bytes that are left,
+ * before a loop or an allocation depends on it; arrays grow with what was
+ * read, never with what the file announces; names are printed with their
+ * lengths and escaped (they may hold any byte). A bad file gets one line
+ * on stderr and exit status 1. The format is src/trace/recorder.c's and
+ * docs/tracepoints.md's; each part of it has its reader below: version 1
+ * (read_names, read_rings) and version 2 (read_records).
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#define TRACE_MAGIC	"ULSMTRC1"
+/* The recorder's words per event (src/trace/recorder.c). */
+#define MAX_WORDS	6
+/*
+ * A name or an argument list longer than this is not a tracepoint's
+ * (C identifiers): it bounds what one name costs, in memory and output.
+ */
+#define MAX_NAME	4096
+#define SIZE_UNKNOWN	UINT64_MAX
+/* Version 2 (src/trace/trace.h): records, and string arguments. */
+enum { REC_NAME = 1, REC_THREAD, REC_EVENTS, REC_LOST, REC_END };
+#define MAX_RECORD	65536		/* a record, its header included */
+#define STR_MAX		256		/* bytes of a string argument */
+#define STR_LEN		0xfffu
+#define STR_CUT		(1u << 12)
+#define STR_NULL	(1u << 13)
+#define STR_LOST	(1u << 14)
+/* How far down a thread's open slices an end looks for its start. */
+#define MATCH_DEPTH	32
+#define NONE		SIZE_MAX
+
+/* One event as the recorder writes it (version 1): 64 bytes. */
 struct event {
 	uint64_t ns;
 	uint32_t id;
 	uint32_t n;
-	uint64_t w[6];
+	uint64_t w[MAX_WORDS];
 };
+_Static_assert(sizeof(struct event) == 64, "the file's event is 64 bytes");
 
-struct name {
-	uint32_t id;
-	uint32_t nargs;
-	char *name;
-	char *args;		/* the buffer argv points into */
-	char *argv[6];
-};
-
+/*
+ * An event, or a count of lost ones (@lost: the count is w[0]). A string
+ * argument's word is its length and flags (STR_*); its bytes are at
+ * @text in the trace's text pool, one after the other.
+ */
 struct rec {
 	struct event e;
-	uint32_t tid;
+	uint8_t strs;		/* which words are strings */
+	bool lost;
+	uint32_t thread;	/* index in the trace's threads */
+	size_t seq;		/* order in the file: equal times keep it */
+	size_t text;
+	size_t name;		/* index in the names, or NONE */
+	size_t match;		/* the other end of its slice, or NONE */
+	size_t below;		/* while pairing: the open slice under it */
 };
 
-static struct name *names;
-static uint32_t nnames;
+/*
+ * A tracepoint's name and its arguments' names ("fd, len" split at the
+ * commas), as offsets into the trace's pool of name bytes: one allocation
+ * for them all, so that many short names cost what they weigh.
+ */
+struct name {
+	uint32_t id;
+	uint32_t off;		/* of the name in the pool; the args follow */
+	uint16_t len, args_len;
+	uint16_t arg_off[MAX_WORDS], arg_len[MAX_WORDS];
+	uint8_t nargs;		/* argument names found */
+	uint8_t kind;		/* KIND_* */
+	uint16_t stem;		/* its length without the suffix */
+	uint32_t class;		/* names with the same stem share it */
+};
 
-static void die(const char *what, const char *path)
+enum { KIND_INSTANT, KIND_START, KIND_END };
+
+struct thread {
+	uint32_t tid, pid;
+	uint32_t name_off;	/* in the pool */
+	uint16_t name_len;
+	bool named;
+	uint64_t events, lost;
+	size_t top;		/* while pairing: its innermost open slice */
+};
+
+struct trace {
+	uint32_t version, pid;
+	uint32_t cmd_off;
+	uint16_t cmd_len;
+	bool ended;
+	struct name *names;
+	size_t nnames, names_cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+	char *text;
+	size_t text_len, text_cap;
+	struct rec *recs;
+	size_t nrecs, recs_cap;
+	struct thread *threads;
+	size_t nthreads, threads_cap;
+	uint32_t *tid_hash;	/* thread index + 1 by tid, or 0 */
+	size_t hash_cap;
+	unsigned char *body;	/* a version 2 record being read */
+	size_t body_cap;
+};
+
+struct input {
+	FILE *f;
+	uint64_t off;		/* bytes read */
+	uint64_t size;		/* the file's, or SIZE_UNKNOWN (a pipe) */
+	char msg[200];		/* why the file was refused */
+};
+
+__attribute__((format(printf, 2, 3)))
+static int bad(struct input *in, const char *fmt, ...)
 {
-	fprintf(stderr, "ulsm-trace: %s: %s\n", path, what);
-	exit(1);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(in->msg, sizeof(in->msg), fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
-static void get(void *p, size_t len, FILE *f, const char *path)
+static int take(struct input *in, void *p, size_t len, const char *what)
 {
-	if (fread(p, 1, len, f) != len)
-		die("truncated or not a trace file", path);
+	size_t got = fread(p, 1, len, in->f);
+
+	in->off += got;
+	if (got == len)
+		return 0;
+	if (ferror(in->f))
+		return bad(in, "read error at byte %" PRIu64 ": %s", in->off,
+			   strerror(errno));
+	return bad(in, "truncated at byte %" PRIu64 ", in %s", in->off, what);
 }
 
-static uint32_t get_u32(FILE *f, const char *path)
+static int take_u32(struct input *in, uint32_t *v, const char *what)
+{
+	return take(in, v, sizeof(*v), what);
+}
+
+static int take_u64(struct input *in, uint64_t *v, const char *what)
+{
+	return take(in, v, sizeof(*v), what);
+}
+
+/*
+ * @count items of at least @each bytes, announced by the file: they must
+ * fit in what is left of it, or the file is cut or corrupt. Only a known
+ * size can say so early; otherwise reading them finds the end.
+ */
+static int room(struct input *in, uint64_t count, uint64_t each,
+		const char *what)
+{
+	uint64_t left;
+
+	if (in->size == SIZE_UNKNOWN)
+		return 0;
+	left = in->size > in->off ? in->size - in->off : 0;
+	if (count <= left / each)
+		return 0;
+	return bad(in, "truncated or corrupt: %" PRIu64 " %s at byte %" PRIu64
+		   " need %s%" PRIu64 " bytes each, and %" PRIu64 " are left",
+		   count, what, in->off, each > 1 ? "at least " : "", each,
+		   left);
+}
+
+/*
+ * Room for one more of @size bytes at index @n: the array doubles, so
+ * that it is never more than twice what was read.
+ */
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	size_t c;
+
+	if (n < *cap)
+		return p;
+	c = *cap ? *cap * 2 : 16;
+	if (c > SIZE_MAX / size)
+		return NULL;
+	p = realloc(p, c * size);
+	if (p)
+		*cap = c;
+	return p;
+}
+
+static int out_of_memory(struct input *in)
+{
+	return bad(in, "out of memory at byte %" PRIu64, in->off);
+}
+
+/* @len bytes read into the pool of names; *@off says where. */
+static int pool_add(struct input *in, struct trace *t, const void *bytes,
+		    size_t len, uint32_t *off)
+{
+	if (t->pool_len > UINT32_MAX - 2 * MAX_NAME)
+		return bad(in, "more than 4 GiB of names");
+	/* >=: the pool is never NULL, even for empty names. */
+	while (t->pool_len + len >= t->pool_cap) {
+		void *p = grow(t->pool, &t->pool_cap, t->pool_cap, 1);
+
+		if (!p)
+			return out_of_memory(in);
+		t->pool = p;
+	}
+	*off = (uint32_t)t->pool_len;
+	if (len)
+		memcpy(t->pool + t->pool_len, bytes, len);
+	t->pool_len += len;
+	return 0;
+}
+
+/* Version 1: magic, version. Version 2: then pid, command. */
+static int read_header(struct input *in, struct trace *t)
+{
+	char magic[8], cmd[MAX_NAME];
+	uint32_t version, len;
+
+	if (fread(magic, 1, 8, in->f) != 8 || memcmp(magic, TRACE_MAGIC, 8)) {
+		if (ferror(in->f))
+			return bad(in, "read error: %s", strerror(errno));
+		return bad(in, "not a ulsm trace file (no %s at the start)",
+			   TRACE_MAGIC);
+	}
+	in->off = 8;
+	if (take_u32(in, &version, "the version"))
+		return -1;
+	if (version != 1 && version != 2)
+		return bad(in, "a trace file of version %" PRIu32 "; this "
+			   "ulsm-trace reads versions 1 and 2", version);
+	t->version = version;
+	t->pid = 1;	/* version 1 does not say */
+	if (version == 1)
+		return 0;
+	if (take_u32(in, &t->pid, "the header") ||
+	    take_u32(in, &len, "the header"))
+		return -1;
+	if (len > MAX_NAME)
+		return bad(in, "a command name of %" PRIu32 " bytes (at most "
+			   "%d)", len, MAX_NAME);
+	if (take(in, cmd, len, "the command's name") ||
+	    pool_add(in, t, cmd, len, &t->cmd_off))
+		return -1;
+	t->cmd_len = (uint16_t)len;
+	return 0;
+}
+
+/* "fd, len": the names between the commas, without the spaces around. */
+static void split_args(struct name *nm, const char *args)
+{
+	size_t i = 0, len = nm->args_len;
+
+	for (nm->nargs = 0; nm->nargs < MAX_WORDS && i <= len; i++) {
+		size_t from, to;
+
+		while (i < len && args[i] == ' ')
+			i++;
+		from = i;
+		while (i < len && args[i] != ',')
+			i++;
+		for (to = i; to > from && args[to - 1] == ' '; to--)
+			;
+		nm->arg_off[nm->nargs] = (uint16_t)from;
+		nm->arg_len[nm->nargs] = (uint16_t)(to - from);
+		nm->nargs++;
+		if (i == len)
+			break;
+	}
+	/* No arguments at all, rather than one unnamed. */
+	if (!len)
+		nm->nargs = 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct name *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * A name: h is id, nargs, name length, args length; the bytes are the
+ * name, then the args.
+ */
+static int add_name(struct input *in, struct trace *t, const uint32_t h[4],
+		    const char *bytes)
+{
+	struct name *nm;
+	void *p;
+
+	if (h[1] > MAX_WORDS)
+		return bad(in, "tracepoint %" PRIu32 " has %" PRIu32
+			   " parameters (at most %d)", h[0], h[1], MAX_WORDS);
+	if (h[2] > MAX_NAME || h[3] > MAX_NAME)
+		return bad(in, "tracepoint %" PRIu32 ": %s of %" PRIu32
+			   " bytes (at most %d)", h[0],
+			   h[2] > MAX_NAME ? "a name" : "an argument list",
+			   h[2] > MAX_NAME ? h[2] : h[3], MAX_NAME);
+	p = grow(t->names, &t->names_cap, t->nnames, sizeof(*nm));
+	if (!p)
+		return out_of_memory(in);
+	t->names = p;
+	nm = &t->names[t->nnames];
+	*nm = (struct name){
+		.id = h[0], .len = (uint16_t)h[2], .args_len = (uint16_t)h[3],
+	};
+	if (pool_add(in, t, bytes, (size_t)h[2] + h[3], &nm->off))
+		return -1;
+	split_args(nm, t->pool + nm->off + h[2]);
+	t->nnames++;
+	return 0;
+}
+
+/*
+ * Version 1. Per name: u32 id, u32 nargs, u32 name length, u32 args
+ * length, the name, the args.
+ */
+static int read_names(struct input *in, struct trace *t)
+{
+	char bytes[2 * MAX_NAME];
+	uint32_t n;
+
+	if (take_u32(in, &n, "the number of names") ||
+	    room(in, n, 16, "names"))
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t h[4];	/* id, nargs, name length, args length */
+
+		if (take(in, h, sizeof(h), "a name's header"))
+			return -1;
+		if (h[1] <= MAX_WORDS && h[2] <= MAX_NAME && h[3] <= MAX_NAME &&
+		    (room(in, (uint64_t)h[2] + h[3], 1, "bytes of names") ||
+		     take(in, bytes, (size_t)h[2] + h[3], "a tracepoint's name")))
+			return -1;
+		if (add_name(in, t, h, bytes))
+			return -1;
+	}
+	return 0;
+}
+
+/* The thread of @tid, or NONE; with @add, made if it is not there. */
+static size_t thread_of(struct input *in, struct trace *t, uint32_t tid,
+			bool add)
+{
+	size_t mask = t->hash_cap - 1, i;
+	struct thread *th;
+	void *p;
+
+	for (i = t->hash_cap ? (tid * 2654435761u) & mask : 0;
+	     t->hash_cap && t->tid_hash[i]; i = (i + 1) & mask)
+		if (t->threads[t->tid_hash[i] - 1].tid == tid)
+			return t->tid_hash[i] - 1;
+	if (!add)
+		return NONE;
+	if (t->nthreads >= UINT32_MAX - 1) {
+		bad(in, "more than 2^32 threads");
+		return NONE;
+	}
+	/* A table at most half full: it doubles, and is filled again. */
+	if (2 * (t->nthreads + 1) > t->hash_cap) {
+		size_t cap = t->hash_cap ? t->hash_cap * 2 : 64;
+		uint32_t *h = calloc(cap, sizeof(*h));
+
+		if (!h) {
+			out_of_memory(in);
+			return NONE;
+		}
+		free(t->tid_hash);
+		t->tid_hash = h;
+		t->hash_cap = cap;
+		for (size_t k = 0; k < t->nthreads; k++) {
+			size_t j = (t->threads[k].tid * 2654435761u) & (cap - 1);
+
+			while (h[j])
+				j = (j + 1) & (cap - 1);
+			h[j] = (uint32_t)k + 1;
+		}
+		return thread_of(in, t, tid, add);
+	}
+	p = grow(t->threads, &t->threads_cap, t->nthreads, sizeof(*th));
+	if (!p) {
+		out_of_memory(in);
+		return NONE;
+	}
+	t->threads = p;
+	th = &t->threads[t->nthreads];
+	*th = (struct thread){ .tid = tid, .pid = t->pid };
+	t->tid_hash[i] = (uint32_t)++t->nthreads;
+	return t->nthreads - 1;
+}
+
+static struct rec *new_rec(struct input *in, struct trace *t, size_t thread)
+{
+	struct rec *rc;
+	void *p = grow(t->recs, &t->recs_cap, t->nrecs, sizeof(*t->recs));
+
+	if (!p) {
+		out_of_memory(in);
+		return NULL;
+	}
+	t->recs = p;
+	rc = &t->recs[t->nrecs];
+	*rc = (struct rec){ .thread = (uint32_t)thread, .seq = t->nrecs,
+			    .text = t->text_len };
+	t->nrecs++;
+	return rc;
+}
+
+/*
+ * Version 1. u32 number of rings; per ring: u32 tid, u32 0, u64 events,
+ * then the events, oldest first.
+ */
+static int read_rings(struct input *in, struct trace *t)
+{
+	uint32_t n;
+
+	if (take_u32(in, &n, "the number of rings") ||
+	    room(in, n, 16, "rings"))
+		return -1;
+	for (uint32_t r = 0; r < n; r++) {
+		uint32_t tid, pad;	/* the recorder writes 0; not read */
+		size_t th;
+		uint64_t k;
+
+		if (take_u32(in, &tid, "a ring's header") ||
+		    take_u32(in, &pad, "a ring's header") ||
+		    take_u64(in, &k, "a ring's header") ||
+		    room(in, k, sizeof(struct event), "events"))
+			return -1;
+		th = thread_of(in, t, tid, true);
+		if (th == NONE)
+			return -1;
+		for (uint64_t i = 0; i < k; i++) {
+			struct rec *rc = new_rec(in, t, th);
+
+			if (!rc)
+				return -1;
+			if (take(in, &rc->e, sizeof(rc->e), "an event"))
+				return -1;
+			if (rc->e.n > MAX_WORDS)
+				return bad(in, "an event of %" PRIu32 " words "
+					   "(at most %d) at byte %" PRIu64,
+					   rc->e.n, MAX_WORDS,
+					   in->off - sizeof(rc->e));
+			t->threads[th].events++;
+		}
+	}
+	if (fgetc(in->f) != EOF)
+		return bad(in, "data after the last ring, at byte %" PRIu64,
+			   in->off);
+	return 0;
+}
+
+/* A version 2 record's body, as it is read: bounds and what was seen. */
+struct body {
+	const unsigned char *p, *end;
+	uint64_t at;		/* the body's first byte in the file */
+};
+
+static bool need(struct body *b, size_t n)
+{
+	return (size_t)(b->end - b->p) >= n;
+}
+
+static uint32_t get32(struct body *b)
 {
 	uint32_t v;
 
-	get(&v, sizeof(v), f, path);
+	memcpy(&v, b->p, 4);
+	b->p += 4;
 	return v;
 }
 
-static char *get_str(FILE *f, uint32_t len, const char *path)
+static uint64_t get64(struct body *b)
 {
-	char *s;
+	uint64_t v;
 
-	if (len > 4096)
-		die("a name longer than 4096 bytes: not a trace file", path);
-	s = calloc(1, len + 1);
-	if (!s)
-		die("out of memory", path);
-	get(s, len, f, path);
-	return s;
+	memcpy(&v, b->p, 8);
+	b->p += 8;
+	return v;
 }
 
-/* "fd, len" -> argv[0] = "fd", argv[1] = "len". */
-static void split_args(struct name *nm, char *args)
+/* The thread a record names, which a thread record must have announced. */
+static size_t known_thread(struct input *in, struct trace *t, uint32_t tid,
+			   const char *what)
 {
-	char *save = NULL, *a = strtok_r(args, ",", &save);
+	size_t th = thread_of(in, t, tid, false);
 
-	for (uint32_t i = 0; a && i < 6; i++, a = strtok_r(NULL, ",", &save)) {
-		while (*a == ' ')
-			a++;
-		nm->argv[i] = a;
+	if (th == NONE)
+		bad(in, "%s of thread %" PRIu32 ", which no thread record "
+		    "named before", what, tid);
+	return th;
+}
+
+/*
+ * u32 tid, u32 count, then the events: u64 ns, u32 id, u32 info (bits
+ * 0-7: words, 8-13: which are strings), the words (a string's: its length
+ * and flags), then the strings' bytes.
+ */
+static int read_events(struct input *in, struct trace *t, struct body *b)
+{
+	uint32_t tid, count;
+	size_t th;
+
+	if (!need(b, 8))
+		return bad(in, "an events record of %zu bytes, at byte %"
+			   PRIu64, (size_t)(b->end - b->p), b->at);
+	tid = get32(b);
+	count = get32(b);
+	th = known_thread(in, t, tid, "events");
+	if (th == NONE)
+		return -1;
+	if (count > (size_t)(b->end - b->p) / 16)
+		return bad(in, "%" PRIu32 " events in a record of %zu bytes, "
+			   "at byte %" PRIu64, count,
+			   (size_t)(b->end - b->p) + 8, b->at);
+	for (uint32_t i = 0; i < count; i++) {
+		struct rec *rc;
+		uint32_t info, n, strs;
+		size_t bytes = 0;
+
+		if (!need(b, 16))
+			return bad(in, "an event cut by its record's end, at "
+				   "byte %" PRIu64, b->at);
+		rc = new_rec(in, t, th);
+		if (!rc)
+			return -1;
+		rc->e.ns = get64(b);
+		rc->e.id = get32(b);
+		info = get32(b);
+		n = info & 0xff;
+		strs = info >> 8;
+		if (n > MAX_WORDS || strs >> n)
+			return bad(in, "an event of %" PRIu32 " words, strings "
+				   "0x%" PRIx32 " (at most %d words, strings "
+				   "among them), in the record at byte %" PRIu64,
+				   n, strs, MAX_WORDS, b->at);
+		if (!need(b, 8 * (size_t)n))
+			return bad(in, "an event cut by its record's end, at "
+				   "byte %" PRIu64, b->at);
+		rc->e.n = n;
+		rc->strs = (uint8_t)strs;
+		for (uint32_t w = 0; w < n; w++) {
+			uint64_t v = get64(b), len = v & STR_LEN;
+
+			rc->e.w[w] = v;
+			if (!(strs >> w & 1))
+				continue;
+			if ((v & ~(uint64_t)(STR_LEN | STR_CUT | STR_NULL |
+					     STR_LOST)) || len > STR_MAX ||
+			    ((v & (STR_NULL | STR_LOST)) &&
+			     (len || (v & STR_CUT) ||
+			      (v & (STR_NULL | STR_LOST)) ==
+				      (STR_NULL | STR_LOST))))
+				return bad(in, "a string argument's word 0x%"
+					   PRIx64 " (a length up to %d, and "
+					   "one flag), in the record at byte %"
+					   PRIu64, v, STR_MAX, b->at);
+			bytes += len;
+		}
+		if (!need(b, bytes))
+			return bad(in, "strings cut by their record's end, at "
+				   "byte %" PRIu64, b->at);
+		/* >=: the text is never NULL once an event has a string. */
+		while (t->text_len + bytes >= t->text_cap && rc->strs) {
+			void *p = grow(t->text, &t->text_cap, t->text_cap, 1);
+
+			if (!p)
+				return out_of_memory(in);
+			t->text = p;
+		}
+		if (bytes)
+			memcpy(t->text + t->text_len, b->p, bytes);
+		b->p += bytes;
+		t->text_len += bytes;
+		t->threads[th].events++;
 	}
+	if (b->p != b->end)
+		return bad(in, "%zu bytes after the events of the record at "
+			   "byte %" PRIu64, (size_t)(b->end - b->p), b->at);
+	return 0;
 }
 
-static const struct name *find(uint32_t id)
+static int read_record(struct input *in, struct trace *t, uint32_t type,
+		       struct body *b)
 {
-	for (uint32_t i = 0; i < nnames; i++)
-		if (names[i].id == id)
-			return &names[i];
-	return NULL;
+	size_t len = (size_t)(b->end - b->p), th;
+	uint32_t h[4];
+
+	switch (type) {
+	case REC_NAME:
+		if (len < 16)
+			break;
+		for (int i = 0; i < 4; i++)
+			h[i] = get32(b);
+		if (h[1] <= MAX_WORDS && h[2] <= MAX_NAME && h[3] <= MAX_NAME &&
+		    len != 16 + (size_t)h[2] + h[3])
+			break;
+		return add_name(in, t, h, (const char *)b->p);
+	case REC_THREAD:
+		if (len < 12)
+			break;
+		h[0] = get32(b);	/* tid */
+		h[1] = get32(b);	/* pid */
+		h[2] = get32(b);	/* name length */
+		if (h[2] > MAX_NAME)
+			return bad(in, "thread %" PRIu32 ": a name of %" PRIu32
+				   " bytes (at most %d)", h[0], h[2], MAX_NAME);
+		if (len != 12 + (size_t)h[2])
+			break;
+		th = thread_of(in, t, h[0], true);
+		if (th == NONE)
+			return -1;
+		/* Again: it was renamed; the last name wins. */
+		t->threads[th].pid = h[1];
+		t->threads[th].named = true;
+		t->threads[th].name_len = (uint16_t)h[2];
+		return pool_add(in, t, b->p, h[2], &t->threads[th].name_off);
+	case REC_EVENTS:
+		return read_events(in, t, b);
+	case REC_LOST:
+		if (len != 16)
+			break;
+		h[0] = get32(b);
+		h[1] = get32(b);
+		th = known_thread(in, t, h[0], "lost events");
+		if (th == NONE)
+			return -1;
+		{
+			struct rec *rc = new_rec(in, t, th);
+
+			if (!rc)
+				return -1;
+			rc->lost = true;
+			rc->e.w[0] = get64(b);
+			t->threads[th].lost += rc->e.w[0];
+		}
+		return 0;
+	case REC_END:
+		if (len)
+			break;
+		t->ended = true;
+		return 0;
+	default:
+		return bad(in, "a record of type %" PRIu32 " at byte %" PRIu64
+			   " (types 1 to 5)", type, b->at - 8);
+	}
+	return bad(in, "a record of type %" PRIu32 " and %zu bytes at byte %"
+		   PRIu64 ": not its size", type, len, b->at - 8);
+}
+
+/*
+ * Version 2: records of u32 type, u32 length, the body; the end record
+ * last, and nothing after it.
+ */
+static int read_records(struct input *in, struct trace *t)
+{
+	for (;;) {
+		uint32_t h[2];
+		struct body b;
+		int c = fgetc(in->f);
+
+		if (c == EOF) {
+			if (ferror(in->f))
+				return bad(in, "read error: %s",
+					   strerror(errno));
+			return bad(in, "truncated at byte %" PRIu64 ": no end "
+				   "record", in->off);
+		}
+		ungetc(c, in->f);
+		if (t->ended)
+			return bad(in, "data after the end record, at byte %"
+				   PRIu64, in->off);
+		if (take(in, h, sizeof(h), "a record's header"))
+			return -1;
+		if (h[1] > MAX_RECORD - 8)
+			return bad(in, "a record of %" PRIu32 " bytes at byte %"
+				   PRIu64 " (at most %d)", h[1], in->off - 8,
+				   MAX_RECORD - 8);
+		if (room(in, h[1], 1, "bytes of a record"))
+			return -1;
+		/* >=: never NULL, even for an empty body. */
+		if (h[1] >= t->body_cap) {
+			void *p = realloc(t->body, h[1] + 1);
+
+			if (!p)
+				return out_of_memory(in);
+			t->body = p;
+			t->body_cap = h[1] + 1;
+		}
+		b = (struct body){ t->body, t->body + h[1], in->off };
+		if (take(in, t->body, h[1], "a record") ||
+		    read_record(in, t, h[0], &b))
+			return -1;
+		if (t->ended) {
+			c = fgetc(in->f);
+			if (c != EOF)
+				return bad(in, "data after the end record, at "
+					   "byte %" PRIu64, in->off);
+			return 0;
+		}
+	}
 }
 
 static int by_time(const void *a, const void *b)
 {
 	const struct rec *x = a, *y = b;
 
-	return x->e.ns < y->e.ns ? -1 : x->e.ns > y->e.ns;
+	if (x->e.ns != y->e.ns)
+		return x->e.ns < y->e.ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static struct rec *read_file(const char *path, size_t *count)
+/* The length of @s without @suffix, if it ends with it (and is longer). */
+static size_t cut_suffix(const char *s, size_t len, const char *suffix)
 {
-	char magic[8];
-	struct rec *recs = NULL;
-	size_t n = 0;
-	uint32_t nrings;
-	FILE *f = fopen(path, "rb");
+	size_t b = strlen(suffix);
 
-	if (!f)
-		die("cannot open", path);
-	get(magic, 8, f, path);
-	if (memcmp(magic, "ULSMTRC1", 8) || get_u32(f, path) != 1)
-		die("not a ulsm trace file (version 1)", path);
-	nnames = get_u32(f, path);
-	names = calloc(nnames ? nnames : 1, sizeof(*names));
-	if (!names)
-		die("out of memory", path);
-	for (uint32_t i = 0; i < nnames; i++) {
-		uint32_t nl, al;
-
-		names[i].id = get_u32(f, path);
-		names[i].nargs = get_u32(f, path);
-		nl = get_u32(f, path);
-		al = get_u32(f, path);
-		names[i].name = get_str(f, nl, path);
-		names[i].args = get_str(f, al, path);
-		split_args(&names[i], names[i].args);
-	}
-	nrings = get_u32(f, path);
-	for (uint32_t r = 0; r < nrings; r++) {
-		uint32_t tid = get_u32(f, path);
-		uint64_t k;
-
-		get_u32(f, path);
-		get(&k, sizeof(k), f, path);
-		if (k > (1u << 26))
-			die("a ring larger than 2^26 events: not a trace file",
-			    path);
-		recs = realloc(recs, (n + k) * sizeof(*recs) + 1);
-		if (!recs)
-			die("out of memory", path);
-		for (uint64_t i = 0; i < k; i++, n++) {
-			get(&recs[n].e, sizeof(recs[n].e), f, path);
-			recs[n].tid = tid;
-		}
-	}
-	fclose(f);
-	qsort(recs, n, sizeof(*recs), by_time);
-	*count = n;
-	return recs;
+	return len > b && !memcmp(s + len - b, suffix, b) ? len - b : 0;
 }
 
-/* A JSON string: the names are C identifiers, but say so safely. */
-static void json_str(const char *s)
+static const struct trace *stem_trace;	/* for by_stem, in qsort */
+
+static int by_stem(const void *a, const void *b)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
+	const struct name *x = stem_trace->names + *(const size_t *)a;
+	const struct name *y = stem_trace->names + *(const size_t *)b;
+	size_t n = x->stem < y->stem ? x->stem : y->stem;
+	int c = memcmp(stem_trace->pool + x->off, stem_trace->pool + y->off, n);
+
+	return c ? c : (x->stem > y->stem) - (x->stem < y->stem);
 }
 
-static size_t ends_with(const char *s, const char *suffix)
+/*
+ * Each name's kind and stem ("req" of "req_start"), and a class per stem:
+ * a start and an end pair when their classes are the same.
+ */
+static int classify(struct input *in, struct trace *t)
 {
-	size_t a = strlen(s), b = strlen(suffix);
+	size_t *idx = malloc((t->nnames + 1) * sizeof(*idx)), n = 0;
+	uint32_t class = 0;
 
-	return a > b && !strcmp(s + a - b, suffix) ? a - b : 0;
-}
-
-static void print_json(const struct rec *r, size_t n)
-{
-	uint64_t t0 = n ? r[0].e.ns : 0;
-
-	printf("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
-	for (size_t i = 0; i < n; i++) {
-		const struct name *nm = find(r[i].e.id);
-		const char *name = nm ? nm->name : "unknown";
-		char base[256];
-		char ph = 'i';
+	if (!idx)
+		return out_of_memory(in);
+	for (size_t i = 0; i < t->nnames; i++) {
+		struct name *nm = &t->names[i];
+		const char *s = t->pool + nm->off;
 		size_t cut;
 
-		snprintf(base, sizeof(base), "%s", name);
-		if ((cut = ends_with(name, "_begin")) ||
-		    (cut = ends_with(name, "_start"))) {
-			ph = 'B';
-			base[cut] = 0;
-		} else if ((cut = ends_with(name, "_end")) ||
-			   (cut = ends_with(name, "_done"))) {
-			ph = 'E';
-			base[cut] = 0;
-		}
-		printf("%s\n {\"name\": ", i ? "," : "");
-		json_str(base);
-		printf(", \"cat\": \"ulsm\", \"ph\": \"%c\", \"ts\": %.3f, "
-		       "\"pid\": 1, \"tid\": %" PRIu32, ph,
-		       (double)(r[i].e.ns - t0) / 1000.0, r[i].tid);
-		if (ph == 'i')
-			printf(", \"s\": \"t\"");
-		printf(", \"args\": {");
-		for (uint32_t a = 0; a < r[i].e.n && a < 6; a++) {
-			printf("%s", a ? ", " : "");
-			if (nm && nm->argv[a])
-				json_str(nm->argv[a]);
-			else
-				printf("\"arg%u\"", a);
-			printf(": %" PRId64, (int64_t)r[i].e.w[a]);
-		}
-		printf("}}");
+		if ((cut = cut_suffix(s, nm->len, "_begin")) ||
+		    (cut = cut_suffix(s, nm->len, "_start")))
+			nm->kind = KIND_START;
+		else if ((cut = cut_suffix(s, nm->len, "_end")) ||
+			 (cut = cut_suffix(s, nm->len, "_done")))
+			nm->kind = KIND_END;
+		else
+			cut = nm->len;
+		nm->stem = (uint16_t)cut;
+		if (nm->kind != KIND_INSTANT)
+			idx[n++] = i;
 	}
-	printf("\n]}\n");
+	stem_trace = t;
+	if (n > 1)
+		qsort(idx, n, sizeof(*idx), by_stem);
+	for (size_t i = 0; i < n; i++) {
+		if (i && by_stem(&idx[i - 1], &idx[i]))
+			class++;
+		t->names[idx[i]].class = class;
+	}
+	free(idx);
+	return 0;
 }
 
-static void print_text(const struct rec *r, size_t n)
+static const struct name *find(const struct trace *t, uint32_t id)
 {
-	uint64_t t0 = n ? r[0].e.ns : 0;
+	struct name key = { .id = id };
 
-	for (size_t i = 0; i < n; i++) {
-		const struct name *nm = find(r[i].e.id);
+	return t->nnames ? bsearch(&key, t->names, t->nnames,
+				   sizeof(*t->names), by_id) : NULL;
+}
 
-		printf("%.9f %" PRIu32 " %s", (double)(r[i].e.ns - t0) / 1e9,
-		       r[i].tid, nm ? nm->name : "unknown");
-		for (uint32_t a = 0; a < r[i].e.n && a < 6; a++)
-			printf(" %s=%" PRId64,
-			       nm && nm->argv[a] ? nm->argv[a] : "arg",
-			       (int64_t)r[i].e.w[a]);
-		putchar('\n');
+/*
+ * Slices, per thread in time order: a start opens one; an end closes the
+ * innermost open one of its stem (within MATCH_DEPTH), and the ones
+ * opened inside it that never ended stay instants. What does not pair is
+ * an instant. So the slices nest, as B/E events must.
+ */
+static void pair(struct trace *t)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		t->threads[i].top = NONE;
+	for (size_t i = 0; i < t->nrecs; i++) {
+		struct rec *r = &t->recs[i];
+		struct thread *th = &t->threads[r->thread];
+		const struct name *nm;
+		size_t at = th->top;
+
+		r->match = NONE;
+		if (r->lost || r->name == NONE)
+			continue;
+		nm = &t->names[r->name];
+		if (nm->kind == KIND_START) {
+			r->below = th->top;
+			th->top = i;
+			continue;
+		}
+		if (nm->kind != KIND_END)
+			continue;
+		for (int depth = 0; at != NONE && depth < MATCH_DEPTH; depth++) {
+			const struct name *open = &t->names[t->recs[at].name];
+
+			if (open->class == nm->class)
+				break;
+			at = t->recs[at].below;
+		}
+		if (at == NONE || t->names[t->recs[at].name].class != nm->class)
+			continue;
+		r->match = at;
+		t->recs[at].match = i;
+		th->top = t->recs[at].below;
 	}
+}
+
+/*
+ * A lost count has no time of its own: it is shown where its thread's
+ * next event is (or its last, or the first of all).
+ */
+static void place_lost(struct trace *t)
+{
+	uint64_t first = UINT64_MAX;
+	bool any = false;
+
+	for (size_t i = 0; i < t->nthreads; i++)
+		t->threads[i].top = NONE;	/* the next event's index */
+	for (size_t i = t->nrecs; i-- > 0;) {
+		struct rec *r = &t->recs[i];
+
+		if (!r->lost) {
+			t->threads[r->thread].top = i;
+			first = r->e.ns < first ? r->e.ns : first;
+			continue;
+		}
+		if (t->threads[r->thread].top != NONE) {
+			r->e.ns = t->recs[t->threads[r->thread].top].e.ns;
+			r->below = 0;
+		} else {
+			r->below = NONE;
+			any = true;
+		}
+	}
+	for (size_t i = 0; i < t->nthreads; i++)
+		t->threads[i].top = NONE;	/* the last event's index */
+	for (size_t i = 0; i < t->nrecs && any; i++) {
+		struct rec *r = &t->recs[i];
+
+		if (!r->lost)
+			t->threads[r->thread].top = i;
+		else if (r->below == NONE)
+			r->e.ns = t->threads[r->thread].top != NONE ?
+				  t->recs[t->threads[r->thread].top].e.ns :
+				  first != UINT64_MAX ? first : 0;
+	}
+}
+
+/* The whole file, or -1 with in->msg saying why not. */
+static int read_trace(struct input *in, struct trace *t)
+{
+	if (read_header(in, t))
+		return -1;
+	if (t->version == 1 ? read_names(in, t) || read_rings(in, t) :
+			      read_records(in, t))
+		return -1;
+	if (ferror(in->f))
+		return bad(in, "read error: %s", strerror(errno));
+	/* Not qsort(NULL, 0): its array must not be NULL, even empty. */
+	if (t->nnames > 1)
+		qsort(t->names, t->nnames, sizeof(*t->names), by_id);
+	for (size_t i = 1; i < t->nnames; i++)
+		if (t->names[i].id == t->names[i - 1].id)
+			return bad(in, "tracepoint id %" PRIu32 " is named "
+				   "twice", t->names[i].id);
+	if (classify(in, t))
+		return -1;
+	place_lost(t);
+	for (size_t i = 0; i < t->nrecs; i++) {
+		const struct name *nm = t->recs[i].lost ? NULL :
+					find(t, t->recs[i].e.id);
+
+		t->recs[i].name = nm ? (size_t)(nm - t->names) : NONE;
+	}
+	if (t->nrecs > 1)
+		qsort(t->recs, t->nrecs, sizeof(*t->recs), by_time);
+	pair(t);
+	return 0;
+}
+
+static void free_trace(struct trace *t)
+{
+	free(t->names);
+	free(t->pool);
+	free(t->text);
+	free(t->recs);
+	free(t->threads);
+	free(t->tid_hash);
+	free(t->body);
+	*t = (struct trace){ 0 };
+}
+
+/*
+ * The length of the well-formed UTF-8 sequence at @s, or 0 (overlong
+ * forms, surrogates and code points past U+10FFFF are not: the Unicode
+ * Standard, table 3-7). *@cp gets its code point.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	static const struct {
+		unsigned char first, last, lo, hi;
+		uint8_t len;
+	} forms[] = {
+		{ 0xc2, 0xdf, 0x80, 0xbf, 2 }, { 0xe0, 0xe0, 0xa0, 0xbf, 3 },
+		{ 0xe1, 0xec, 0x80, 0xbf, 3 }, { 0xed, 0xed, 0x80, 0x9f, 3 },
+		{ 0xee, 0xef, 0x80, 0xbf, 3 }, { 0xf0, 0xf0, 0x90, 0xbf, 4 },
+		{ 0xf1, 0xf3, 0x80, 0xbf, 4 }, { 0xf4, 0xf4, 0x80, 0x8f, 4 },
+	};
+
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		uint8_t len = forms[f].len;
+		uint32_t c;
+
+		if (s[0] < forms[f].first || s[0] > forms[f].last)
+			continue;
+		if (n < len || s[1] < forms[f].lo || s[1] > forms[f].hi)
+			return 0;
+		c = s[0] & (0x7f >> len);
+		for (uint8_t i = 1; i < len; i++) {
+			if ((s[i] & 0xc0) != 0x80)
+				return 0;
+			c = c << 6 | (s[i] & 0x3f);
+		}
+		*cp = c;
+		return len;
+	}
+	return 0;
+}
+
+/*
+ * The inside of a JSON string (RFC 8259): quotes, backslashes and
+ * controls escaped, well-formed UTF-8 as it is, any other byte as U+FFFD.
+ */
+static void json_chars(FILE *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n;
+
+		if (s[i] == '"' || s[i] == '\\') {
+			fprintf(out, "\\%c", s[i++]);
+		} else if (s[i] < 0x20) {
+			fprintf(out, "\\u%04x", s[i++]);
+		} else if (s[i] < 0x80) {
+			putc(s[i++], out);
+		} else if ((n = utf8_seq(s + i, len - i, &cp))) {
+			fwrite(s + i, 1, n, out);
+			i += n;
+		} else {
+			fputs("\\ufffd", out);
+			i++;
+		}
+	}
+}
+
+static void json_str(FILE *out, const char *str, size_t len)
+{
+	putc('"', out);
+	json_chars(out, str, len);
+	putc('"', out);
+}
+
+/*
+ * What a terminal shows as it is: visible ASCII, and characters from
+ * U+00A0 on that are not format controls (which reorder or hide text).
+ */
+static bool visible(uint32_t cp)
+{
+	if (cp < 0x80)
+		return cp > 0x20 && cp < 0x7f && cp != '\\';
+	return cp >= 0xa0 && cp != 0xad && !(cp >= 0x2000 && cp <= 0x200f) &&
+	       !(cp >= 0x2028 && cp <= 0x202f) &&
+	       !(cp >= 0x2060 && cp <= 0x206f) && cp != 0xfeff;
+}
+
+/*
+ * Bytes in the text: readable, and nothing a terminal would act on:
+ * other bytes as \xNN, \ as \\. A name is one field of its line: a space
+ * is \x20 and an empty name "". In a string argument (@quoted, between
+ * quotes) a space is itself and a quote is \".
+ */
+static void text_bytes(FILE *out, const char *str, size_t len, bool quoted)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	if (!len && !quoted)
+		fputs("\"\"", out);
+	for (size_t i = 0; i < len;) {
+		uint32_t cp = s[i];
+		size_t n = s[i] < 0x80 ? 1 : utf8_seq(s + i, len - i, &cp);
+
+		if (quoted && (s[i] == ' ' || s[i] == '"')) {
+			fputs(s[i] == '"' ? "\\\"" : " ", out);
+			i++;
+			continue;
+		}
+		if (n && visible(cp)) {
+			fwrite(s + i, 1, n, out);
+			i += n;
+			continue;
+		}
+		for (size_t k = 0; k < (n ? n : 1); k++, i++) {
+			if (s[i] == '\\')
+				fputs("\\\\", out);
+			else
+				fprintf(out, "\\x%02x", s[i]);
+		}
+	}
+}
+
+static void text_str(FILE *out, const char *str, size_t len)
+{
+	text_bytes(out, str, len, false);
+}
+
+static const char *name_of(const struct trace *t, const struct name *nm)
+{
+	return nm ? t->pool + nm->off : "unknown";
+}
+
+static const struct name *rec_name(const struct trace *t, const struct rec *r)
+{
+	return r->name == NONE ? NULL : &t->names[r->name];
+}
+
+/* Argument @a of @r: its name, and where its string's bytes are. */
+struct arg {
+	const char *name;	/* NULL: "arg<a>" */
+	size_t name_len;
+	bool str;
+	uint64_t w;
+	const char *bytes;	/* a string's */
+	size_t len;
+};
+
+static void arg_of(const struct trace *t, const struct rec *r, uint32_t a,
+		   struct arg *out)
+{
+	const struct name *nm = rec_name(t, r);
+	size_t off = r->text;
+
+	*out = (struct arg){ .w = r->e.w[a], .str = r->strs >> a & 1 };
+	if (nm && a < nm->nargs && nm->arg_len[a]) {
+		out->name = t->pool + nm->off + nm->len + nm->arg_off[a];
+		out->name_len = nm->arg_len[a];
+	}
+	if (!out->str)
+		return;
+	for (uint32_t i = 0; i < a; i++)
+		if (r->strs >> i & 1)
+			off += r->e.w[i] & STR_LEN;
+	out->bytes = t->text + off;
+	out->len = out->w & STR_LEN;
+}
+
+static bool same_arg(const struct arg *x, const struct arg *y)
+{
+	if (x->name_len != y->name_len || (x->name && !y->name) ||
+	    (!x->name && y->name) ||
+	    (x->name && memcmp(x->name, y->name, x->name_len)))
+		return false;
+	return true;
+}
+
+static bool same_value(const struct arg *x, const struct arg *y)
+{
+	return x->str == y->str && x->w == y->w &&
+	       (!x->str || !memcmp(x->bytes, y->bytes, x->len));
+}
+
+static void json_value(FILE *out, const struct arg *a)
+{
+	if (!a->str) {
+		fprintf(out, "%" PRId64, (int64_t)a->w);
+	} else if (a->w & STR_NULL) {
+		fputs("null", out);
+	} else if (a->w & STR_LOST) {
+		fputs("\"(lost)\"", out);
+	} else {
+		putc('"', out);
+		json_chars(out, a->bytes, a->len);
+		/* A cut string ends with an ellipsis, U+2026. */
+		fputs(a->w & STR_CUT ? "\xe2\x80\xa6\"" : "\"", out);
+	}
+}
+
+static void json_arg(FILE *out, const struct arg *a, uint32_t i,
+		     const char *prefix, bool *first)
+{
+	fputs(*first ? "" : ", ", out);
+	*first = false;
+	putc('"', out);
+	fputs(prefix, out);
+	if (a->name)
+		json_chars(out, a->name, a->name_len);
+	else
+		fprintf(out, "arg%" PRIu32, i);
+	fputs("\": ", out);
+	json_value(out, a);
+}
+
+/*
+ * A slice's arguments, the same on its B and its E: the start's, then
+ * the end's that say something new (one with a start's name and another
+ * value is "end.<name>").
+ */
+static void json_args(FILE *out, const struct trace *t, const struct rec *r)
+{
+	const struct rec *s = r, *e = NULL;
+	bool first = true;
+	struct arg a, b;
+
+	if (r->match != NONE) {
+		s = r->match < (size_t)(r - t->recs) ? &t->recs[r->match] : r;
+		e = s == r ? &t->recs[r->match] : r;
+	}
+	fputs(", \"args\": {", out);
+	for (uint32_t i = 0; i < s->e.n; i++) {
+		arg_of(t, s, i, &a);
+		json_arg(out, &a, i, "", &first);
+	}
+	for (uint32_t i = 0; e && i < e->e.n; i++) {
+		bool dup = false, renamed = false;
+
+		arg_of(t, e, i, &a);
+		for (uint32_t k = 0; k < s->e.n && !dup; k++) {
+			arg_of(t, s, k, &b);
+			if (!same_arg(&a, &b) || (!a.name && k != i))
+				continue;
+			dup = same_value(&a, &b);
+			renamed = !dup;
+		}
+		if (!dup)
+			json_arg(out, &a, i, renamed ? "end." : "", &first);
+	}
+	putc('}', out);
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The process (each pid its threads name) and its threads, by name. */
+static void json_names(FILE *out, const struct trace *t, bool *first)
+{
+	uint32_t *pids = malloc((t->nthreads + 1) * sizeof(*pids));
+	size_t n = 0;
+
+	if (t->version == 1)
+		goto out;
+	if (pids) {
+		pids[n++] = t->pid;
+		for (size_t i = 0; i < t->nthreads; i++)
+			pids[n++] = t->threads[i].pid;
+		qsort(pids, n, sizeof(*pids), by_u32);
+	}
+	for (size_t i = 0; pids && i < n; i++) {
+		if (i && pids[i] == pids[i - 1])
+			continue;
+		fprintf(out, "%s\n {\"name\": \"process_name\", \"ph\": \"M\", "
+			"\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"args\": "
+			"{\"name\": ", *first ? "" : ",", pids[i], pids[i]);
+		json_str(out, t->pool + t->cmd_off, t->cmd_len);
+		fputs("}}", out);
+		*first = false;
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct thread *th = &t->threads[i];
+
+		if (!th->named)
+			continue;
+		fprintf(out, "%s\n {\"name\": \"thread_name\", \"ph\": \"M\", "
+			"\"pid\": %" PRIu32 ", \"tid\": %" PRIu32 ", \"args\": "
+			"{\"name\": ", *first ? "" : ",", th->pid, th->tid);
+		json_str(out, t->pool + th->name_off, th->name_len);
+		fputs("}}", out);
+		*first = false;
+	}
+out:
+	free(pids);
+}
+
+static void print_json(FILE *out, const struct trace *t)
+{
+	const struct rec *r = t->recs;
+	uint64_t t0 = t->nrecs ? r[0].e.ns : 0;
+	bool first = true;
+
+	fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
+	json_names(out, t, &first);
+	for (size_t i = 0; i < t->nrecs; i++) {
+		const struct name *nm = rec_name(t, &r[i]);
+		const struct thread *th = &t->threads[r[i].thread];
+		const char *name = name_of(t, nm);
+		size_t len = nm ? nm->len : strlen(name);
+		char ph = 'i';
+
+		if (r[i].lost) {
+			name = "lost events";
+			len = strlen(name);
+		} else if (r[i].match != NONE) {
+			/* The name is printed up to the suffix: never copied. */
+			ph = r[i].match > i ? 'B' : 'E';
+			len = nm->stem;
+		}
+		fprintf(out, "%s\n {\"name\": ", first ? "" : ",");
+		first = false;
+		json_str(out, name, len);
+		fprintf(out, ", \"cat\": \"ulsm\", \"ph\": \"%c\", \"ts\": %.3f, "
+			"\"pid\": %" PRIu32 ", \"tid\": %" PRIu32, ph,
+			(double)(r[i].e.ns - t0) / 1000.0, th->pid, th->tid);
+		if (ph == 'i')
+			fprintf(out, ", \"s\": \"t\"");
+		if (r[i].lost)
+			fprintf(out, ", \"args\": {\"count\": %" PRIu64 "}",
+				r[i].e.w[0]);
+		else
+			json_args(out, t, &r[i]);
+		fprintf(out, "}");
+	}
+	fprintf(out, "\n]}\n");
+}
+
+static void text_value(FILE *out, const struct arg *a)
+{
+	if (!a->str) {
+		fprintf(out, "%" PRId64, (int64_t)a->w);
+	} else if (a->w & STR_NULL) {
+		fputs("NULL", out);
+	} else if (a->w & STR_LOST) {
+		fputs("(lost)", out);
+	} else {
+		putc('"', out);
+		text_bytes(out, a->bytes, a->len, true);
+		fputs(a->w & STR_CUT ? "\"..." : "\"", out);
+	}
+}
+
+/* Files that say who recorded: the process, and a line per thread. */
+static void text_header(FILE *out, const struct trace *t)
+{
+	if (t->version == 1)
+		return;
+	fprintf(out, "# pid %" PRIu32 " ", t->pid);
+	text_str(out, t->pool + t->cmd_off, t->cmd_len);
+	putc('\n', out);
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct thread *th = &t->threads[i];
+
+		fprintf(out, "# thread %" PRIu32 " ", th->tid);
+		text_str(out, t->pool + th->name_off,
+			 th->named ? th->name_len : 0);
+		fprintf(out, ": %" PRIu64 " events, %" PRIu64 " lost",
+			th->events, th->lost);
+		if (th->pid != t->pid)
+			fprintf(out, " (pid %" PRIu32 ")", th->pid);
+		putc('\n', out);
+	}
+}
+
+static void print_text(FILE *out, const struct trace *t)
+{
+	const struct rec *r = t->recs;
+	uint64_t t0 = t->nrecs ? r[0].e.ns : 0;
+
+	text_header(out, t);
+	for (size_t i = 0; i < t->nrecs; i++) {
+		const struct name *nm = rec_name(t, &r[i]);
+		const char *name = name_of(t, nm);
+
+		fprintf(out, "%.9f %" PRIu32 " ",
+			(double)(r[i].e.ns - t0) / 1e9,
+			t->threads[r[i].thread].tid);
+		if (r[i].lost) {
+			fprintf(out, "(lost) events=%" PRIu64 "\n", r[i].e.w[0]);
+			continue;
+		}
+		text_str(out, name, nm ? nm->len : strlen(name));
+		for (uint32_t a = 0; a < r[i].e.n; a++) {
+			struct arg arg;
+
+			arg_of(t, &r[i], a, &arg);
+			putc(' ', out);
+			if (arg.name)
+				text_str(out, arg.name, arg.name_len);
+			else
+				fputs("arg", out);
+			putc('=', out);
+			text_value(out, &arg);
+		}
+		putc('\n', out);
+	}
+}
+
+#ifndef ULSM_TRACE_NO_MAIN
+static int usage(void)
+{
+	fprintf(stderr, "usage: ulsm-trace [--text | --json] FILE\n");
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	const char *path = NULL;
+	struct trace t = { 0 };
+	struct input in = { 0 };
+	struct stat st;
 	bool json = false;
-	struct rec *recs;
-	size_t n;
+	int ret = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;
 		else if (!strcmp(argv[i], "--text"))
 			json = false;
-		else if (argv[i][0] == '-' || path) {
-			fprintf(stderr, "usage: ulsm-trace [--text | --json] FILE\n");
-			return 2;
-		} else
+		else if (argv[i][0] == '-' || path)
+			return usage();
+		else
 			path = argv[i];
 	}
-	if (!path) {
-		fprintf(stderr, "usage: ulsm-trace [--text | --json] FILE\n");
-		return 2;
+	if (!path)
+		return usage();
+	in.f = fopen(path, "rb");
+	if (!in.f) {
+		fprintf(stderr, "ulsm-trace: %s: cannot open: %s\n", path,
+			strerror(errno));
+		return 1;
 	}
-	recs = read_file(path, &n);
-	if (json)
-		print_json(recs, n);
-	else
-		print_text(recs, n);
-	free(recs);
-	for (uint32_t i = 0; i < nnames; i++) {
-		free(names[i].name);
-		free(names[i].args);
+	in.size = !fstat(fileno(in.f), &st) && S_ISREG(st.st_mode) ?
+		  (uint64_t)st.st_size : SIZE_UNKNOWN;
+	if (read_trace(&in, &t)) {
+		fprintf(stderr, "ulsm-trace: %s: %s\n", path, in.msg);
+		ret = 1;
+	} else if (json) {
+		print_json(stdout, &t);
+	} else {
+		print_text(stdout, &t);
 	}
-	free(names);
-	return ferror(stdout) ? 1 : 0;
+	fclose(in.f);
+	free_trace(&t);
+	if (!ret && (fflush(stdout) || ferror(stdout))) {
+		fprintf(stderr, "ulsm-trace: writing the output: %s\n",
+			strerror(errno));
+		ret = 1;
+	}
+	return ret;
 }
+#endif

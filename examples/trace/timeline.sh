@@ -8,6 +8,7 @@ data=$(mktemp)
 trap 'rm -f "$data" "$data.m"' EXIT
 # Rows: threads in order of appearance; bars from req_start to req_end.
 awk '
+	/^#/ { next }	# the process and its threads
 	!($2 in row) { row[$2] = ++nrows }
 	$3 == "req_start" { split($4, a, "="); start[a[2]] = $1 }
 	$3 == "req_end"   { split($4, a, "="); split($5, s, "=");

@@ -6,9 +6,9 @@
  *	ULSM_TRACE='req_*,cache_miss' ULSM_TRACE_FILE=demo.bin ./trace_demo
  *	ulsm-trace --json demo.bin > demo.json	# open in ui.perfetto.dev
  *
- * Three workers serve requests: req_start and req_end make a slice per
- * request (ulsm-trace pairs the _start and _end names), cache_miss is an
- * instant event inside some of them. Without ULSM_TRACE every tracepoint
+ * Three workers (named worker-0 to worker-2) serve requests: req_start
+ * and req_end make a slice per request (ulsm-trace pairs the _start and
+ * _end names), cache_miss is an instant event inside some of them. Without ULSM_TRACE every tracepoint
  * is a NOP. Halfway, the main thread attaches a probe of its own to
  * req_end by name (it counts errors) and detaches it again, while the
  * workers run.
@@ -42,6 +42,11 @@ static void spin_us(long us)
 static void *worker(void *arg)
 {
 	int w = (int)(long)arg;
+	char name[16];
+
+	/* The recording names its threads: Perfetto and speedscope show it. */
+	snprintf(name, sizeof(name), "worker-%d", w);
+	pthread_setname_np(pthread_self(), name);
 
 	for (int i = 0; i < REQUESTS; i++) {
 		int id = w * 1000 + i, size = 100 + (i * 37 + w * 11) % 400;

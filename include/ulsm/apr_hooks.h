@@ -23,9 +23,15 @@
  * #include <apr_hooks.h> and <apr_optional_hooks.h> get the real headers
  * and then this one, and links libulsm-apr. Every translation unit that
  * implements a hook or calls apr_hook_sort_all() or
- * apr_hook_deregister_all() must be compiled that way: those two are
+ * apr_hook_deregister_all() should be compiled that way: those two are
  * macros for ulsm_apr_hook_sort_all() and ulsm_apr_hook_deregister_all(),
- * which call APR's and then bring every hook's slots in line.
+ * which call APR's and then bring every hook's slots in line. If a unit
+ * built without it (a library, a module built elsewhere) calls
+ * libaprutil's own, each hook's run function notices that its array is
+ * no longer the one its slots were filled from (APR's sort makes a new
+ * array, its deregistration leaves NULL), says so once on standard error,
+ * and walks APR's array, as APR would, until the hook next changes through
+ * the drop-in: the answers stay APR's, at APR's cost.
  *
  * The thread rule is APR's: no thread may run a hook while hooks are
  * registered, sorted or deregistered. Between changes, any number of
@@ -81,6 +87,7 @@ ULSM__EXTERN_C_BEGIN
 struct ulsm_apr_hook {
 	const char *name;
 	apr_array_header_t **link;
+	apr_array_header_t *from;	/* the library's: *link when filled */
 	struct static_key_false *direct;
 	struct static_key_false *single;
 	struct static_key_false *tail;
@@ -97,6 +104,11 @@ void ulsm_apr_hook_attach(struct ulsm_apr_hook *h);
 void ulsm_apr_hook_detach(struct ulsm_apr_hook *h);
 /** ulsm_apr_hook_changed - @h's array changed: fill its slots from it */
 void ulsm_apr_hook_changed(struct ulsm_apr_hook *h);
+/**
+ * ulsm_apr_hook_stale - @h's array changed behind its slots (the run
+ * function found *link != from): say so, once per process
+ */
+void ulsm_apr_hook_stale(const struct ulsm_apr_hook *h);
 /** ulsm_apr_hook_sort_all - apr_hook_sort_all(), then fill every hook */
 void ulsm_apr_hook_sort_all(void);
 /**
@@ -108,8 +120,9 @@ void ulsm_apr_hook_deregister_all(void);
  * ulsm_apr_hook_slots - how hook @name is dispatched now
  *
  * Return: how many of its functions are called through slots (0 to
- * ULSM_APR_SLOTS), -1 if it walks APR's array (an update failed, or it has
- * not been filled yet), -ENOENT if no loaded unit implements it.
+ * ULSM_APR_SLOTS), -1 if it walks APR's array (an update failed, it has
+ * not been filled yet, or its array changed behind the drop-in),
+ * -ENOENT if no loaded unit implements it.
  */
 int ulsm_apr_hook_slots(const char *name);
 
@@ -159,7 +172,7 @@ ULSM__EXTERN_C_END
 		UNROLL(ULSM_APR_SLOTS, ULSM__APR_TRAMP, ns, name)	\
 	};								\
 	static struct ulsm_apr_hook ULSM__APR_P(ns, name, hook) = {	\
-		#name, &_hooks.link_##name,				\
+		#name, &_hooks.link_##name, NULL,			\
 		&ULSM__APR_P(ns, name, direct),				\
 		&ULSM__APR_P(ns, name, single),				\
 		ULSM__APR_P(ns, name, tail),				\
@@ -246,15 +259,48 @@ ULSM__EXTERN_C_END
 		goto ulsm__apr_walk;					\
 	}
 
-/* APR's walk of the array, from function ulsm__apr_from on. */
-#define ULSM__APR_WALK(ns, name, CALL)					\
-ulsm__apr_walk:								\
+/* APR's walk of the array, from function @from on. */
+#define ULSM__APR_LOOP(ns, name, from, CALL)				\
 	if (_hooks.link_##name) {					\
 		pHook = (ns##_LINK_##name##_t *)_hooks.link_##name->elts; \
-		for (n = ulsm__apr_from; n < _hooks.link_##name->nelts; ++n) { \
+		for (n = (from); n < _hooks.link_##name->nelts; ++n) {	\
 			CALL;						\
 		}							\
 	}
+#define ULSM__APR_WALK(ns, name, CALL)					\
+ulsm__apr_walk:								\
+	ULSM__APR_LOOP(ns, name, ulsm__apr_from, CALL)
+
+/*
+ * The array is not the one the slots were filled from: libaprutil's
+ * apr_hook_sort_all() or apr_hook_deregister_all() was called from a unit
+ * built without the drop-in (the sort always puts a new array in the link,
+ * while the old one is still allocated, and the deregistration puts NULL;
+ * the only other change, a registration, is this unit's own and refills).
+ * At the top of the run function, before the slots and the single path:
+ * a load, a compare with memory and a branch not taken (three
+ * instructions, two reads of data that stays in cache while the hook is
+ * hot); the rest of the hook's code is untouched.
+ */
+#define ULSM__APR_STALE(ns, name)					\
+	__builtin_expect(_hooks.link_##name !=				\
+			 ULSM__APR_P(ns, name, hook).from, 0)
+
+/*
+ * The stale path: say so (once per process), then APR's walk from the
+ * array's first function, cold, out of the run function's way.
+ */
+#define ULSM__APR_APR_FN(ns, name)	ULSM__APR_P(ns, name, apr)
+#define ULSM__APR_APR_WALK(ns, name, ret, args_decl, CALL, END)		\
+__attribute__((noinline, cold)) static ret				\
+ULSM__APR_APR_FN(ns, name) args_decl					\
+{									\
+	ns##_LINK_##name##_t *pHook;					\
+	int n;								\
+	ulsm_apr_hook_stale(&ULSM__APR_P(ns, name, hook));		\
+	ULSM__APR_LOOP(ns, name, 0, CALL)				\
+	END;								\
+}
 
 /* --- APR's macros ------------------------------------------------------ */
 
@@ -291,6 +337,8 @@ APR_IMPLEMENT_HOOK_GET_PROTO(ns,link,name)				\
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_VOID
 #define APR_IMPLEMENT_EXTERNAL_HOOK_VOID(ns,link,name,args_decl,args_use) \
 APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
+ULSM__APR_APR_WALK(ns, name, void, args_decl,				\
+		   pHook[n].pFunc args_use, return)			\
 __attribute__((noinline)) static void					\
 ULSM__APR_SLOTS_FN(ns, name) args_decl					\
 {									\
@@ -302,6 +350,10 @@ ulsm__apr_end:								\
 }									\
 link##_DECLARE(void) ns##_run_##name args_decl				\
 {									\
+	if (ULSM__APR_STALE(ns, name)) {				\
+		ULSM__APR_APR_FN(ns, name) args_use;			\
+		return;							\
+	}								\
 	if (static_branch_unlikely(&ULSM__APR_P(ns, name, single))) {	\
 		ULSM__APR_FN(ns, name, 0) args_use;			\
 		return;							\
@@ -312,6 +364,11 @@ link##_DECLARE(void) ns##_run_##name args_decl				\
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL
 #define APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL(ns,link,ret,name,args_decl,args_use,ok,decline) \
 APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
+ULSM__APR_APR_WALK(ns, name, ret, args_decl,				\
+		   ret rv = pHook[n].pFunc args_use;			\
+		   if (rv != ok && rv != decline)			\
+			return rv,					\
+		   return ok)						\
 __attribute__((noinline)) static ret					\
 ULSM__APR_SLOTS_FN(ns, name) args_decl					\
 {									\
@@ -328,6 +385,8 @@ ulsm__apr_end:								\
 }									\
 link##_DECLARE(ret) ns##_run_##name args_decl				\
 {									\
+	if (ULSM__APR_STALE(ns, name))					\
+		return ULSM__APR_APR_FN(ns, name) args_use;		\
 	if (static_branch_unlikely(&ULSM__APR_P(ns, name, single))) {	\
 		ret rv = ULSM__APR_FN(ns, name, 0) args_use;		\
 		ULSM__APR_SITE(ns, name, 0);				\
@@ -339,6 +398,11 @@ link##_DECLARE(ret) ns##_run_##name args_decl				\
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST
 #define APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST(ns,link,ret,name,args_decl,args_use,decline) \
 APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
+ULSM__APR_APR_WALK(ns, name, ret, args_decl,				\
+		   ret rv = pHook[n].pFunc args_use;			\
+		   if (rv != decline)					\
+			return rv,					\
+		   return decline)					\
 __attribute__((noinline)) static ret					\
 ULSM__APR_SLOTS_FN(ns, name) args_decl					\
 {									\
@@ -355,6 +419,8 @@ ulsm__apr_end:								\
 }									\
 link##_DECLARE(ret) ns##_run_##name args_decl				\
 {									\
+	if (ULSM__APR_STALE(ns, name))					\
+		return ULSM__APR_APR_FN(ns, name) args_use;		\
 	ULSM__APR_SINGLE(ns, name, args_use)				\
 	return ULSM__APR_SLOTS_FN(ns, name) args_use;			\
 }

@@ -32,6 +32,23 @@
 #define ULSM__CAT_(a, b)	a##b
 #define ULSM__CAT(a, b)		ULSM__CAT_(a, b)
 
+/*
+ * ULSM_RETPOLINE (<ulsm/arch/x86_64.h> says what it does): 1 when the
+ * unit defines it as 1 or as nothing, 0 when it does not define it or
+ * defines it as 0.
+ */
+#if !defined(ULSM_RETPOLINE)
+# define ULSM__RETPOLINE	0
+#elif (2 * ULSM_RETPOLINE + 1) == 2	/* defined, empty */
+# define ULSM__RETPOLINE	1
+#elif ULSM_RETPOLINE == 1
+# define ULSM__RETPOLINE	1
+#elif ULSM_RETPOLINE == 0
+# define ULSM__RETPOLINE	0
+#else
+# error "ULSM_RETPOLINE must be 1 (a retpoline build: -mindirect-branch=thunk, -mretpoline) or 0"
+#endif
+
 #define ulsm__likely(x)		__builtin_expect(!!(x), 1)
 #define ulsm__unlikely(x)	__builtin_expect(!!(x), 0)
 

@@ -21,15 +21,25 @@
  *
  * A thread registers itself on its first ulsm_read_lock() (and leaves at
  * its exit), as liburcu's "bulletproof" flavour does: a host need not know
- * every thread that dispatches. Sections nest. The read side is a few
- * loads and stores of the thread's own counter; the writer makes every
- * thread run a full memory barrier (membarrier, or the library's signal
- * round), so readers need no fence of their own.
+ * every thread that dispatches. Sections nest, with no depth a program
+ * can reach (past 2^63 - 1 on a 64-bit target, 2^31 - 1 on a 32-bit one,
+ * the deeper sections are counted apart, more slowly). The read side is
+ * a few loads and stores of the thread's own counter; the writer makes
+ * every thread run a full memory barrier (membarrier, or the library's
+ * signal round), so readers need no fence of their own.
+ *
+ * A thread's sections still count after its exit handler has run: a
+ * pthread key destructor of the program's that runs after the library's
+ * may enter them (or dispatch). An unlock outside any section is a
+ * mistake that is reported once (ulsm_set_log()) and changes nothing.
  *
  * Caveats: a section must not block on anything that waits for a grace
  * period (ulsm_synchronize() inside a section of the same thread returns
- * -EDEADLK); a thread cancelled or killed inside a section keeps every
- * later grace period waiting (the writer reports it every few seconds).
+ * -EDEADLK); a thread that stays inside a section for good (blocked)
+ * keeps every later grace period waiting (the writer reports it every
+ * few seconds). A thread that ends inside one (cancelled, or
+ * pthread_exit() from a callback) has left its code: it is not waited
+ * for.
  */
 #ifndef ULSM_GRACE_H
 #define ULSM_GRACE_H
@@ -41,14 +51,20 @@ ULSM__EXTERN_C_BEGIN
 /**
  * ulsm_read_lock - enter a read-side section
  *
- * Async-signal-safe once the thread has entered one section before (the
- * first one allocates the thread's record). Never fails: without memory
- * for the record, the thread counts in a shared one.
+ * Async-signal-safe once the thread has its record: its first section
+ * allocates it, and a thread that got none tries again at its next
+ * outermost section. Never fails: without memory for the record, or
+ * without a pthread key for its destructor (reported once), the thread
+ * counts in a shared one, more slowly; so do sections entered after the
+ * thread's exit handler.
  */
 void ulsm_read_lock(void);
 
 /**
  * ulsm_read_unlock - leave the innermost read-side section
+ *
+ * Async-signal-safe. Outside any section (a mistake): reported once,
+ * and ignored.
  */
 void ulsm_read_unlock(void);
 
@@ -64,17 +80,37 @@ void ulsm_read_unlock(void);
 int ulsm_synchronize(void);
 
 /*
- * The read side inline, for hot paths (the tracepoints' sites): the same
- * as ulsm_read_lock()/ulsm_read_unlock() (src/engine/grace.c says how it
- * works) without the two calls. The thread's record, whose first word is
- * its counter, and the grace-period counter are the library's.
+ * The read side inline, for hot paths (the tracepoints' sites); the
+ * functions above are this same code out of line (src/engine/grace.c
+ * says how it works and why it is enough). The thread's record, whose
+ * first word is its counter, and the grace-period counter are the
+ * library's.
+ *
+ * A counter holds, in bit 0 (ULSM__GRACE_PHASE), the phase of the
+ * grace-period counter its thread saw when it entered its outermost
+ * section, and above it the nesting depth, in units of ULSM__GRACE_NEST.
+ * A thread is inside a section while its counter is at least
+ * ULSM__GRACE_NEST; outside, only a stale phase bit is left. The
+ * grace-period counter is ULSM__GRACE_NEST plus its phase, so that the
+ * outermost lock just copies it. The depth may reach the counter's
+ * width less one bit (2^63 - 1 on a 64-bit target, 2^31 - 1 on a 32-bit
+ * one); the lock that would carry out of the top goes to the slow path,
+ * which counts the deeper sections in 64 bits of the thread's own, and
+ * so does an unlock outside any section (reported and ignored), or a
+ * thread without its record (ulsm__grace_self NULL: its first section,
+ * or while it counts elsewhere).
  */
+#define ULSM__GRACE_PHASE	1UL
+#define ULSM__GRACE_NEST	2UL
+
 struct ulsm__grace_reader {
 	unsigned long ctr;
 };
 extern __thread struct ulsm__grace_reader *ulsm__grace_self
 	__attribute__((tls_model("initial-exec")));
 extern unsigned long ulsm__grace_gp;
+void ulsm__read_lock_slow(void);
+void ulsm__read_unlock_slow(void);
 
 static inline __attribute__((always_inline)) void ulsm__read_lock_inline(void)
 {
@@ -82,12 +118,17 @@ static inline __attribute__((always_inline)) void ulsm__read_lock_inline(void)
 	unsigned long c;
 
 	if (__builtin_expect(!r, 0)) {
-		ulsm_read_lock();	/* the thread's first section */
+		ulsm__read_lock_slow();
 		return;
 	}
 	c = r->ctr;
-	c = (c & 0xffffUL) ? c + 1 :
-		__atomic_load_n(&ulsm__grace_gp, __ATOMIC_RELAXED);
+	if (c < ULSM__GRACE_NEST)
+		c = __atomic_load_n(&ulsm__grace_gp, __ATOMIC_RELAXED);
+	else if (__builtin_expect(__builtin_add_overflow(c, ULSM__GRACE_NEST,
+							 &c), 0)) {
+		ulsm__read_lock_slow();
+		return;
+	}
 	__atomic_store_n(&r->ctr, c, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
@@ -95,12 +136,20 @@ static inline __attribute__((always_inline)) void ulsm__read_lock_inline(void)
 static inline __attribute__((always_inline)) void ulsm__read_unlock_inline(void)
 {
 	struct ulsm__grace_reader *r = ulsm__grace_self;
+	unsigned long c;
 
-	if (__builtin_expect(!r, 0)) {
-		ulsm_read_unlock();
+	if (__builtin_expect(!r, 0) ||
+	    __builtin_expect(__builtin_sub_overflow(r->ctr, ULSM__GRACE_NEST,
+						    &c), 0)) {
+		ulsm__read_unlock_slow();
 		return;
 	}
-	__atomic_store_n(&r->ctr, r->ctr - 1, __ATOMIC_RELEASE);
+	/*
+	 * Release, which costs nothing more than a store on x86-64: the
+	 * writer's barrier would do, but this also tells ThreadSanitizer
+	 * that the section happens before the writer's acquire load.
+	 */
+	__atomic_store_n(&r->ctr, c, __ATOMIC_RELEASE);
 }
 
 ULSM__EXTERN_C_END

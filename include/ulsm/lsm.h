@@ -20,7 +20,8 @@
  *     the call, else $ULSM_LSM, else the set's built-in default), then
  *     modules marked LSM_ORDER_LAST; unknown names and duplicates ignored
  *     (reported with ULSM_DEBUG=1); modules not listed stay off; only the
- *     first exclusive module is initialised;
+ *     first exclusive module that comes up is kept (one whose init fails
+ *     keeps no other out);
  *   - a module's hooks go to the first free slot of each hook, so slot
  *     order is module order; a module that does not fit is refused whole
  *     (-ENOSPC) and nothing of it is registered;
@@ -198,7 +199,15 @@ struct ulsm_hook_set {
  * @info: the module
  * @set:  the hook set it belongs to
  *
- * Return: 0, -EINVAL, or -EPERM once @set is initialised.
+ * Before ulsm_lsm_init() the module waits for it; after it (a plug-in's
+ * constructor), it comes up at once in its place in the order, or stays
+ * off with its reason (ulsm_lsm_module_reason()).
+ *
+ * Return: 0 (also for a late module that stays off: see its reason),
+ * -EINVAL, -ENOMEM, -EPROTO (compiled with another hook list than the
+ * set), -EEXIST (a late module of a name the set has), or the error of a
+ * late module that could not come up (-EPERM: the set is sealed to
+ * plug-ins; -EBUSY, -ENOSPC, or its init's).
  */
 int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set);
 

@@ -57,7 +57,13 @@
  * direct call, patched to the module's callback when in reach, else to
  * its trampoline; on the generic back end through its pointer). A defining
  * unit built with -mfunction-return=thunk defines ULSM_RETURN_THUNK as 1,
- * so that the entries return through __x86_return_thunk too.
+ * so that the entries return through __x86_return_thunk too. Every unit
+ * built with -mindirect-branch=thunk or -mretpoline defines
+ * ULSM_RETPOLINE as 1, so that an entry's jump to a callback out of
+ * reach (a plug-in's) goes through a retpoline, as the compiler's
+ * indirect branches do (<ulsm/arch/x86_64.h>); a unit (or plug-in) built
+ * with it and a defining unit built without fail to link, naming
+ * ulsm_hook_set_<set>__RETPOLINE__define_ULSM_RETPOLINE_in_the_unit_that_defines_the_set_too__and_link_a_plugin_host_with_rdynamic.
  *
  * Return types of hooks must be one of: void, int, long, bool, unsigned,
  * size_t, ssize_t, uint32_t, uint64_t, or a pointer typedef'd by the
@@ -183,6 +189,7 @@
  * site so that the library can make it call the module's callback itself.
  */
 # define ULSM__SLOT_LIVE(fn)	1
+# define ULSM__SLOT_SITE_BEGIN()	ULSM__ARCH_CALL_SITE_BEGIN()
 # define ULSM__SLOT_SITE(SET, HOOK, NUM)				\
 	ULSM__ARCH_CALL_SITE(ULSM__SLOT_SCK(SET, HOOK, NUM))
 #else
@@ -192,6 +199,7 @@
  * is treated as off.
  */
 # define ULSM__SLOT_LIVE(fn)	(fn)
+# define ULSM__SLOT_SITE_BEGIN()	((void)0)
 # define ULSM__SLOT_SITE(SET, HOOK, NUM)	((void)0)
 #endif
 
@@ -209,6 +217,7 @@
 
 #define ULSM__INT_SLOT(NUM, R, SET, HOOK, LABEL, ...)			\
 	ULSM__SLOT_CALL(SET, HOOK, NUM, LABEL,				\
+		ULSM__SLOT_SITE_BEGIN();				\
 		R = ulsm__fn(__VA_ARGS__);				\
 		ULSM__SLOT_SITE(SET, HOOK, NUM);			\
 		if (R != SET##_lsm_default_##HOOK)			\
@@ -216,6 +225,7 @@
 
 #define ULSM__VOID_SLOT(NUM, SET, HOOK, LABEL, ...)			\
 	ULSM__SLOT_CALL(SET, HOOK, NUM, LABEL,				\
+		ULSM__SLOT_SITE_BEGIN();				\
 		ulsm__fn(__VA_ARGS__);					\
 		ULSM__SLOT_SITE(SET, HOOK, NUM))
 
@@ -671,6 +681,27 @@ static const char *const ULSM__P(ULSM_LSM_SET, _lsm_define_ref)
 	__attribute__((used)) = &ULSM__DEFINE_REF(ULSM_LSM_SET);
 
 /*
+ * The same for ULSM_RETPOLINE (<ulsm/arch/x86_64.h>), which chooses how
+ * the entries' stubs jump (x86-64): a unit built with it refers to a
+ * symbol that only a defining unit built with it defines, so a unit
+ * built for retpolines cannot link with a set whose entries were not
+ * (a unit built without it may: its own code is not hardened anyway).
+ * A symbol of its own, referred to only by such units, so that the
+ * other check's name, and the error dlopen() gives a plug-in of a host
+ * linked without -rdynamic, stay what they are for every other build;
+ * that advice is in this one's name too, since dlopen() names only the
+ * first symbol it misses.
+ */
+#if ULSM__RETPOLINE
+# define ULSM__RETPOLINE_REF_(SET)					\
+	ulsm_hook_set_##SET##__RETPOLINE__define_ULSM_RETPOLINE_in_the_unit_that_defines_the_set_too__and_link_a_plugin_host_with_rdynamic
+# define ULSM__RETPOLINE_REF(SET)	ULSM__RETPOLINE_REF_(SET)
+extern const char ULSM__RETPOLINE_REF(ULSM_LSM_SET);
+static const char *const ULSM__P(ULSM_LSM_SET, _lsm_retpoline_ref)
+	__attribute__((used)) = &ULSM__RETPOLINE_REF(ULSM_LSM_SET);
+#endif
+
+/*
  * The hook list as text (each hook's return type, name and parameters),
  * which every unit that expands the set has, and which DEFINE_LSM hands
  * to the set with its module: a module compiled against another hook list
@@ -875,6 +906,9 @@ static const char *const ULSM__P(ULSM_LSM_SET, _blob_names)[] = {
 #endif
 
 const char ULSM__DEFINE_REF(ULSM_LSM_SET) = 0;
+#if ULSM__RETPOLINE
+const char ULSM__RETPOLINE_REF(ULSM_LSM_SET) = 0;
+#endif
 
 struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 	.name = ULSM__STR(ULSM_LSM_SET),

@@ -80,6 +80,14 @@ struct ulsm_call_site {
  * @jump_stop:  one past the last
  * @call_start: first struct ulsm_call_entry (static-call trampolines)
  * @call_stop:  one past the last
+ * @site_start: first struct ulsm_call_site (call sites that may be
+ *              patched to call their target directly, and the hook
+ *              entries' sites)
+ * @site_stop:  one past the last
+ *
+ * The library reads the fields that @size covers: tables of an object
+ * built with an older header, without the call or site tables, register
+ * their keys' sites only.
  */
 struct ulsm_object_tables {
 	size_t size;

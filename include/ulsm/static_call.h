@@ -50,6 +50,15 @@
  * static_call()). A site calls the trampoline while the target is NULL or
  * out of rel32 reach, and in a process with a shadow stack.
  *
+ * Retpoline builds: a target out of rel32 reach (another shared object)
+ * is jumped to through the key, an indirect branch written in assembly,
+ * which -mindirect-branch=thunk (gcc) or -mretpoline (clang) cannot
+ * rewrite. A unit built with those flags and defining static calls (or
+ * tracepoints, or a hook set) defines ULSM_RETPOLINE as 1, on the same
+ * command line: its trampolines then reach far targets through a
+ * retpoline too (<ulsm/arch/x86_64.h>, docs/static-calls.md). No compiler
+ * predefines a macro that ulsm could read instead.
+ *
  * Caveats: static_call(name) from another object than the one that
  * defines the call goes through that object's PLT (an indirect jump);
  * define the calls where the hot callers are. Do not update from signal
@@ -200,6 +209,14 @@ ULSM__EXTERN_C_END
 #define static_call(name)		(STATIC_CALL_TRAMP(name))
 
 /*
+ * What a back end needs before the call of a recorded site, if anything
+ * (riscv64: the call aligned to 4, <ulsm/arch/riscv64.h>).
+ */
+#ifndef ULSM__ARCH_CALL_SITE_BEGIN
+# define ULSM__ARCH_CALL_SITE_BEGIN()	((void)0)
+#endif
+
+/*
  * The call, then the record of its site just after it (ULSM__ARCH_CALL_SITE),
  * with or without a result: __builtin_choose_expr builds only the branch
  * chosen, and the other one still compiles (a void call's "result" is a 0
@@ -215,10 +232,12 @@ ULSM__EXTERN_C_END
 # define static_call_inline(name, ...)					\
 	__builtin_choose_expr(ULSM__SC_IS_VOID(name, __VA_ARGS__),	\
 	({								\
+		ULSM__ARCH_CALL_SITE_BEGIN();				\
 		STATIC_CALL_TRAMP(name)(__VA_ARGS__);			\
 		ULSM__ARCH_CALL_SITE(&STATIC_CALL_KEY(name));		\
 	}),								\
 	({								\
+		ULSM__ARCH_CALL_SITE_BEGIN();				\
 		__typeof__(__builtin_choose_expr(			\
 			ULSM__SC_IS_VOID(name, __VA_ARGS__), 0,		\
 			STATIC_CALL_TRAMP(name)(__VA_ARGS__))) ulsm__r = \

@@ -24,28 +24,45 @@
  * is inside a read-side section (<ulsm/grace.h>): unregistering returns
  * only when no thread is still inside the probe, whatever it does (it may
  * sleep). Probes are attached and detached from any thread, at any time,
- * while other threads hit the tracepoint; not from inside a probe.
+ * while other threads hit the tracepoint; not from inside a probe, nor
+ * from any read-side section (-EDEADLK, and nothing changes). Inside one,
+ * the rest (ulsm_tracepoint_find(), ulsm_trace_write(), loading and
+ * unloading objects with tracepoints) works, also while another thread
+ * waits for a grace period. A child of fork() inherits every tracepoint
+ * and probe, and may attach, detach and record.
  *
  * Every tracepoint of every loaded object is known by name (a constructor
  * adds it, a destructor removes it at dlclose): ulsm_trace_attach() takes
  * a glob and attaches to the tracepoints that match, now and those that
  * appear later, until ulsm_trace_detach(); ulsm_dump() lists them all
- * with their state and probes.
+ * with their state and probes. A tracepoint has a probe (with its data)
+ * once, however many globs attach it, and keeps it while one of them is
+ * attached.
  *
  * The built-in recorder is a probe: ulsm_trace_enable("req_*") attaches
  * it; it writes, per thread and with no lock and no system call, the time,
- * the tracepoint and its first six arguments (each as an integer: at most
- * 8 bytes of it) into a ring buffer, and ulsm_trace_write() saves every
- * buffer to a file that the ulsm-trace tool turns into text or into
- * Chrome trace-event JSON (which Perfetto opens). ULSM_TRACE=glob,...
- * enables it at start-up and writes ULSM_TRACE_FILE (default
- * ulsm-trace.<pid>.bin) at exit.
+ * the tracepoint and its first six arguments into a ring buffer: each as
+ * an integer (at most 8 bytes of it), but a `char *` or `const char *`
+ * parameter as its text (up to 256 bytes; a longer string is cut, and
+ * marked so). When a ring is full its oldest events are overwritten and
+ * counted as lost, per thread. ulsm_trace_write() saves every ring, with
+ * the process's pid and each thread's name, to a file that the ulsm-trace
+ * tool turns into text or into Chrome trace-event JSON (which Perfetto
+ * and speedscope open); ulsm_trace_clear() empties the rings, from any
+ * thread. ULSM_TRACE=glob,... enables it at start-up and writes
+ * ULSM_TRACE_FILE (default ulsm-trace.<pid>.bin) at exit. A child of
+ * fork() keeps the buffers as they were at the fork, and records into
+ * buffers of its own.
  *
  * Limits: a tracepoint has one to six parameters (TP_PROTO(void) is not
  * supported), of types that fit the recorder's words or not (wider ones
- * are recorded by their first 8 bytes). A probe attached by glob must
- * have the prototype of every tracepoint the glob matches: nothing can
- * check it. A probe's object must stay loaded while it is attached.
+ * are recorded by their first 8 bytes). A string parameter must be NULL
+ * or point to a string (the recorder reads up to 257 bytes of it). The
+ * file that DEFINE_TRACEPOINT() is in must be C (C11 _Generic tells the
+ * strings apart); DECLARE_TRACEPOINT() and the sites compile as C++ too.
+ * A probe attached by glob must have the prototype of every tracepoint
+ * the glob matches: nothing can check it. A probe's object must stay
+ * loaded while it is attached.
  */
 #ifndef ULSM_TRACEPOINT_H
 #define ULSM_TRACEPOINT_H
@@ -93,6 +110,7 @@ struct ulsm_tracepoint {
 	void *data;
 	struct ulsm_tp_funcs *funcs;
 	unsigned int id;		/* the library's: for the recorder */
+	unsigned int gen;		/* the library's: changes of @funcs */
 	bool was_on;			/* the library's: a probe was attached */
 	struct ulsm_tracepoint *next;	/* the library's: every tracepoint */
 };
@@ -100,8 +118,9 @@ struct ulsm_tracepoint {
 /**
  * tracepoint_probe_register - attach @probe, with @data, to @tp
  *
- * Return: 0, -EEXIST (the same probe and data are attached), -ENOMEM, or
- * the error of the update (nothing changed).
+ * Return: 0, -EEXIST (the same probe and data are attached), -EDEADLK
+ * (called from a read-side section: a probe), -ENOMEM, or the error of
+ * the update; on an error nothing changed.
  */
 int tracepoint_probe_register(struct ulsm_tracepoint *tp, void *probe,
 			      void *data);
@@ -110,7 +129,9 @@ int tracepoint_probe_register(struct ulsm_tracepoint *tp, void *probe,
  * returns 0, no thread is inside the probe any more
  *
  * Return: 0, -ENOENT (not attached), -EDEADLK (called from a read-side
- * section: a probe), or the error of the update (still attached).
+ * section: a probe), -ENOMEM or the error of the update (these three:
+ * still attached, nothing changed), or the error of the grace period
+ * (ulsm_synchronize(): detached, but a thread may still be inside it).
  */
 int tracepoint_probe_unregister(struct ulsm_tracepoint *tp, void *probe,
 				void *data);
@@ -119,27 +140,58 @@ int tracepoint_probe_unregister(struct ulsm_tracepoint *tp, void *probe,
  * ulsm_trace_attach - attach @probe to every tracepoint whose name
  * matches @glob (fnmatch), now and when objects that define more load
  *
- * Return: how many tracepoints it attached to now (0 or more), or a
- * negative errno (then none).
+ * Return: how many tracepoints it attached to now (0 or more: those that
+ * had the probe with @data already are not counted), or a negative errno,
+ * and then nothing changed: -EEXIST (this glob, probe and data are
+ * attached already), -EDEADLK (from a read-side section), -EINVAL,
+ * -ENOMEM, or the error of the update.
  */
 int ulsm_trace_attach(const char *glob, void *probe, void *data);
 /**
- * ulsm_trace_detach - undo ulsm_trace_attach() with the same arguments
+ * ulsm_trace_detach - undo ulsm_trace_attach() with the same arguments;
+ * the tracepoints that another attached glob of the same probe and data
+ * matches keep it
  *
- * Return: how many tracepoints it was detached from, or a negative errno.
+ * Return: how many tracepoints it was detached from, or a negative errno:
+ * -ENOENT (no such glob, probe and data attached), -EDEADLK, -EINVAL,
+ * -ENOMEM or the error of the update (nothing changed), or the error of
+ * the grace period (detached, as for tracepoint_probe_unregister()).
  */
 int ulsm_trace_detach(const char *glob, void *probe, void *data);
 
-/** ulsm_trace_enable - attach the recorder to the tracepoints of @glob */
+/**
+ * ulsm_trace_enable - attach the recorder to the tracepoints of @glob
+ * (as ulsm_trace_attach(), also -EEXIST for a glob enabled already, by
+ * this or by ULSM_TRACE)
+ */
 int ulsm_trace_enable(const char *glob);
-/** ulsm_trace_disable - detach the recorder from them */
+/**
+ * ulsm_trace_disable - detach the recorder from them (as
+ * ulsm_trace_detach(): -ENOENT for a glob not enabled)
+ */
 int ulsm_trace_disable(const char *glob);
 /**
- * ulsm_trace_write - write every thread's recorded events to @path
+ * ulsm_trace_write - write every thread's recorded events to @path, with
+ * the process's pid, each thread's name (as it is now) and the events
+ * each thread lost (its ring overwrote them) since the rings were cleared
+ *
+ * It may be called while threads record: it reads the rings without a
+ * lock, and an event being overwritten as it is read counts as lost.
  *
  * Return: how many events it wrote, or a negative errno.
  */
 long ulsm_trace_write(const char *path);
+
+/**
+ * ulsm_trace_clear - forget every event recorded so far, in every thread
+ *
+ * From any thread, while threads record: it takes no lock, and threads
+ * that record take none either. The events recorded while it runs may be
+ * kept or forgotten.
+ *
+ * Return: 0.
+ */
+int ulsm_trace_clear(void);
 
 /**
  * ulsm_tracepoint_find - the loaded tracepoint called @name, or NULL
@@ -152,6 +204,9 @@ void ulsm__tracepoint_remove(struct ulsm_tracepoint *tp);
 /* The recorder's entry: @n words of arguments. */
 void ulsm__trace_record(const struct ulsm_tracepoint *tp, int n,
 			const uint64_t *words);
+/* The same, where the words of @strs (a bit each) are C strings. */
+void ulsm__trace_record_str(const struct ulsm_tracepoint *tp, int n,
+			    const uint64_t *words, unsigned int strs);
 
 ULSM__EXTERN_C_END
 
@@ -176,6 +231,22 @@ ULSM__EXTERN_C_END
 #define ULSM__TP_NARGS_(a1, a2, a3, a4, a5, a6, N, ...)	N
 #define ULSM__TP_WORDS_(n, ...)		ULSM__TP_W##n(__VA_ARGS__)
 #define ULSM__TP_WORDS(n, ...)		ULSM__TP_WORDS_(n, __VA_ARGS__)
+
+/*
+ * Which parameters the recorder copies as text: those of type char * or
+ * const char *, a bit each, decided at compile time (C11 _Generic, so a
+ * defining unit is C). A prototype without one costs what it always did.
+ */
+#define ULSM__TP_ISSTR(x)	_Generic((x), char *: 1u, const char *: 1u, \
+					 default: 0u)
+#define ULSM__TP_S1(a)		ULSM__TP_ISSTR(a)
+#define ULSM__TP_S2(a, ...)	(ULSM__TP_ISSTR(a) | ULSM__TP_S1(__VA_ARGS__) << 1)
+#define ULSM__TP_S3(a, ...)	(ULSM__TP_ISSTR(a) | ULSM__TP_S2(__VA_ARGS__) << 1)
+#define ULSM__TP_S4(a, ...)	(ULSM__TP_ISSTR(a) | ULSM__TP_S3(__VA_ARGS__) << 1)
+#define ULSM__TP_S5(a, ...)	(ULSM__TP_ISSTR(a) | ULSM__TP_S4(__VA_ARGS__) << 1)
+#define ULSM__TP_S6(a, ...)	(ULSM__TP_ISSTR(a) | ULSM__TP_S5(__VA_ARGS__) << 1)
+#define ULSM__TP_STRS_(n, ...)		ULSM__TP_S##n(__VA_ARGS__)
+#define ULSM__TP_STRS(n, ...)		ULSM__TP_STRS_(n, __VA_ARGS__)
 
 #define ULSM__TP_STR(...)	#__VA_ARGS__
 #define ULSM__TP(name)		__tracepoint_##name
@@ -255,9 +326,16 @@ ULSM__EXTERN_C_END
 		const uint64_t ulsm__w[] = {				\
 			ULSM__TP_WORDS(ULSM__TP_NARGS(ARGS), ARGS)	\
 		};							\
+		const unsigned int ulsm__s =				\
+			ULSM__TP_STRS(ULSM__TP_NARGS(ARGS), ARGS);	\
 		(void)ulsm__data;					\
-		ulsm__trace_record(&ULSM__TP(NAME),			\
-				   (int)(sizeof(ulsm__w) / 8), ulsm__w); \
+		if (ulsm__s)						\
+			ulsm__trace_record_str(&ULSM__TP(NAME),		\
+				(int)(sizeof(ulsm__w) / 8), ulsm__w,	\
+				ulsm__s);				\
+		else							\
+			ulsm__trace_record(&ULSM__TP(NAME),		\
+				(int)(sizeof(ulsm__w) / 8), ulsm__w);	\
 	}								\
 	struct ulsm_tracepoint ULSM__TP(NAME) = {			\
 		.name = #NAME,						\

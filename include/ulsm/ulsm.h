@@ -32,9 +32,11 @@
 ULSM__EXTERN_C_BEGIN
 
 enum ulsm_sync_mode {
-	ULSM_SYNC_AUTO = 0,	/* membarrier if the kernel has it, else signal */
+	ULSM_SYNC_AUTO = 0,	/* membarrier if the kernel has it, else signal;
+				   riscv64: riscv_flush_icache, else those */
 	ULSM_SYNC_MEMBARRIER,	/* membarrier SYNC_CORE only */
-	ULSM_SYNC_SIGNAL,	/* signal every thread, which serialises */
+	ULSM_SYNC_SIGNAL,	/* signal every thread, which serialises
+				   (riscv64: after riscv_flush_icache) */
 };
 
 enum ulsm_write_mode {
@@ -48,7 +50,9 @@ enum ulsm_write_mode {
  * @mode: one of enum ulsm_sync_mode
  *
  * Return: 0, -EINVAL for an unknown mode, -ENOSYS if the kernel lacks
- * membarrier SYNC_CORE and @mode is ULSM_SYNC_MEMBARRIER.
+ * membarrier SYNC_CORE and @mode is ULSM_SYNC_MEMBARRIER (or, on riscv64,
+ * riscv_flush_icache is refused and @mode is ULSM_SYNC_SIGNAL: a signal
+ * round alone cannot synchronise instruction fetch there).
  */
 int ulsm_set_sync_mode(enum ulsm_sync_mode mode);
 
@@ -116,7 +120,7 @@ void ulsm_get_stats(struct ulsm_stats *stats);
 /**
  * ulsm_backend - the back end the library was built with
  *
- * Return: "x86_64", "aarch64" or "generic".
+ * Return: "x86_64", "aarch64", "riscv64" or "generic".
  */
 const char *ulsm_backend(void);
 
@@ -124,8 +128,8 @@ const char *ulsm_backend(void);
  * ulsm_sync_method - the core-sync method in use
  *
  * The method is chosen by the first batch (or ulsm_set_sync_mode()).
- * Return: "membarrier", "signal", "unused" (nothing patched yet), or "none"
- * (generic back end).
+ * Return: "membarrier", "signal", "riscv_flush_icache" (riscv64), "unused"
+ * (nothing patched yet), or "none" (generic back end).
  */
 const char *ulsm_sync_method(void);
 
@@ -135,7 +139,10 @@ const char *ulsm_sync_method(void);
  * An executable or shared object registers its sites when it is loaded.
  * If that fails for want of a resource (memory, a descriptor, a sync), the
  * object is kept pending: its sites run as compiled, and every update
- * first retries it (and fails while it cannot bring it in line).
+ * first retries it (and fails while it cannot bring it in line). There
+ * is no limit on their number but memory: an object that cannot even be
+ * kept pending (no memory for the table) is counted here too, and every
+ * update fails with -ENOMEM until that object is unloaded.
  *
  * Return: the number of pending objects.
  */

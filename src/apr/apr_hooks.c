@@ -14,7 +14,11 @@
  *     there; the keys after it are never reached);
  *   - the single key: on when the array holds exactly one function
  *     (RUN_FIRST and VOID hooks jump to it);
- *   - the direct key: on (the run function uses the slots).
+ *   - the direct key: on (the run function uses the slots);
+ * and it notes which array the slots were filled from (from): a run
+ * function whose array is another (libaprutil's sort or deregistration,
+ * called from a unit built without the drop-in) walks the array instead,
+ * and ulsm_apr_hook_stale() says so.
  * If the update fails, a second one turns the direct key off, so that the
  * hook walks APR's array from its start (APR's own dispatch, slower but
  * right), and the failure is printed. APR's rule that nobody runs hooks
@@ -68,11 +72,18 @@ static void *array_func(const apr_array_header_t *a, int i)
 	return f;
 }
 
-/* Record @h's slots as its array asks; how many slots are in use. */
-static int record(struct ulsm_update *u, const struct ulsm_apr_hook *h)
+/*
+ * Record @h's slots as its array asks; how many slots are in use. @from is
+ * set now, before the update: whether it succeeds or not, the run function
+ * must not take this array for one changed behind it (after a failure the
+ * direct key is off, and the walk is the slots function's).
+ */
+static int record(struct ulsm_update *u, struct ulsm_apr_hook *h)
 {
-	const apr_array_header_t *a = *h->link;
+	apr_array_header_t *a = *h->link;
 	int n = a ? a->nelts : 0, filled = n < h->nslots ? n : h->nslots;
+
+	h->from = a;
 
 	for (int i = 0; i < h->nslots; i++) {
 		ulsm_update_call(u, &h->calls[i], h->tramps[i],
@@ -160,6 +171,25 @@ void ulsm_apr_hook_deregister_all(void)
 	pthread_mutex_unlock(&lock);
 }
 
+/*
+ * Called on every dispatch of a stale hook (a cold path that then walks
+ * APR's array, at APR's cost): one message per process, however many
+ * hooks and threads find it. No lock: dispatching threads call it.
+ */
+void ulsm_apr_hook_stale(const struct ulsm_apr_hook *h)
+{
+	static int told;
+
+	if (__atomic_load_n(&told, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+		return;
+	fprintf(stderr, "ulsm-apr: hook %s: its array was changed behind its "
+		"static calls (libaprutil's apr_hook_sort_all() or "
+		"apr_hook_deregister_all(), called from a unit compiled without "
+		"ulsm-apr's flags); such hooks are dispatched through APR's "
+		"array until they change through ulsm-apr again\n", h->name);
+}
+
 int ulsm_apr_hook_slots(const char *name)
 {
 	int ret = -ENOENT;
@@ -168,6 +198,8 @@ int ulsm_apr_hook_slots(const char *name)
 	for (struct ulsm_apr_hook *h = hooks; h; h = h->next) {
 		if (!strcmp(h->name, name)) {
 			ret = h->filled;
+			if (ret >= 0 && *h->link != h->from)
+				ret = -1;
 			break;
 		}
 	}

@@ -11,6 +11,8 @@
  *   src/engine/   the patching engine and its back ends (arch/)
  *   src/static/   static keys and static calls, kinds of site of the engine
  *   src/lsm/      the hook framework, a client of keys and calls
+ *   src/trace/    tracepoints, beside src/lsm/, on keys, calls, updates
+ *                 and grace periods
  *   src/init.c, src/dump.c   start-up and the dump, which may use all
  *
  * Every function here has hidden visibility (the whole library is built
@@ -81,5 +83,41 @@ void ulsm_config_init(void);
 extern struct ulsm_stats ulsm_stats;
 #define ulsm_stat_add(field, n)						\
 	__atomic_fetch_add(&ulsm_stats.field, (n), __ATOMIC_RELAXED)
+
+/* --- loaded objects (src/base/loaded.c) -------------------------------- */
+
+struct ulsm_range {
+	uintptr_t lo, hi;
+};
+
+#define ULSM_LOADED_SEGS	16
+
+/*
+ * The loaded object whose segment holds an address (ulsm_loaded_find):
+ * its name as the dynamic linker gives it, whether it is the program,
+ * whether that segment is writable, and its loadable segments.
+ */
+struct ulsm_loaded {
+	const char *name;
+	bool program;
+	bool writable;
+	int nsegs;
+	struct ulsm_range seg[ULSM_LOADED_SEGS];
+};
+
+/* Fill @out for the object that holds @addr; 0 or -ENOENT (none does). */
+int ulsm_loaded_find(const void *addr, struct ulsm_loaded *out);
+
+/* The writable segments of every loaded object, sorted. */
+struct ulsm_ranges {
+	struct ulsm_range *v;
+	size_t n;
+};
+
+/* 0 or -ENOMEM; ulsm_ranges_free() after. */
+int ulsm_loaded_writable(struct ulsm_ranges *r);
+/* Whether [@p, @p + @len) lies in one of @r's ranges. */
+bool ulsm_ranges_hold(const struct ulsm_ranges *r, const void *p, size_t len);
+void ulsm_ranges_free(struct ulsm_ranges *r);
 
 #endif /* ULSM_SRC_BASE_H */

@@ -30,6 +30,7 @@ const int ulsm_fault_default_err[ULSM_SYS_KINDS] = {
 	[ULSM_SYS_MPROTECT]	= ENOMEM,
 	[ULSM_SYS_MSEAL]	= ENOMEM,
 	[ULSM_SYS_MEMBARRIER]	= EPERM,
+	[ULSM_SYS_FLUSH_ICACHE]	= EPERM,
 	[ULSM_SYS_TGKILL]	= EAGAIN,
 	[ULSM_SYS_SIGACTION]	= EINVAL,
 	[ULSM_SYS_ALLOC]	= ENOMEM,
@@ -39,7 +40,8 @@ const char *ulsm_sys_name(enum ulsm_sys kind)
 {
 	static const char *const names[ULSM_SYS_KINDS] = {
 		"open", "read", "lseek", "pwrite", "store", "mprotect",
-		"mseal", "membarrier", "tgkill", "sigaction", "alloc",
+		"mseal", "membarrier", "flush_icache", "tgkill", "sigaction",
+		"alloc",
 	};
 
 	return (unsigned)kind < ULSM_SYS_KINDS ? names[kind] : "?";
@@ -147,6 +149,14 @@ int ulsm_sys_membarrier(int cmd)
 	int e = ulsm_fault_point(ULSM_SYS_MEMBARRIER);
 
 	return e ? -e : (int)ret_or_errno(syscall(SYS_membarrier, cmd, 0, 0));
+}
+
+int ulsm_sys_flush_icache(long nr, uintptr_t start, uintptr_t end,
+			  unsigned long flags)
+{
+	int e = ulsm_fault_point(ULSM_SYS_FLUSH_ICACHE);
+
+	return e ? -e : (int)ret_or_errno(syscall(nr, start, end, flags));
 }
 
 int ulsm_sys_tgkill(pid_t tgid, pid_t tid, int sig)

@@ -38,6 +38,8 @@ enum ulsm_sys {
 	ULSM_SYS_MPROTECT,
 	ULSM_SYS_MSEAL,
 	ULSM_SYS_MEMBARRIER,
+	ULSM_SYS_FLUSH_ICACHE,	/* an architecture's instruction-fetch sync
+				   (riscv64: riscv_flush_icache) */
 	ULSM_SYS_TGKILL,
 	ULSM_SYS_SIGACTION,
 	ULSM_SYS_ALLOC,		/* malloc, calloc, realloc */
@@ -76,6 +78,12 @@ void ulsm_sys_close(int fd);
 int ulsm_sys_mprotect(void *addr, size_t len, int prot);
 int ulsm_sys_mseal(void *addr, size_t len);
 int ulsm_sys_membarrier(int cmd);
+/*
+ * The back end's system call that makes every thread fetch new text
+ * (its number @nr: SYS_riscv_flush_icache), over [@start, @end).
+ */
+int ulsm_sys_flush_icache(long nr, uintptr_t start, uintptr_t end,
+			  unsigned long flags);
 int ulsm_sys_tgkill(pid_t tgid, pid_t tid, int sig);
 int ulsm_sys_sigaction(int sig, const struct sigaction *sa,
 		       struct sigaction *old);

@@ -16,7 +16,9 @@
  *
  * x86-64 implements it in src/engine/arch/x86_64/, aarch64 in src/engine/arch/aarch64/
  * (ULSM_PROTO_ATOMIC_WORD: one aligned 32-bit store of B, BL or NOP, then
- * arch_flush_icache()), the data-only back end in src/engine/arch/generic/.
+ * arch_flush_icache()), riscv64 in src/engine/arch/riscv64/ (the same
+ * protocol with NOP, JAL and JALR, and a fetch sync: arch_sync_fetch()),
+ * the data-only back end in src/engine/arch/generic/.
  */
 #ifndef ULSM_SRC_ARCH_H
 #define ULSM_SRC_ARCH_H
@@ -31,7 +33,8 @@ enum ulsm_protocol {
 	/* x86: breakpoint on byte 0, sync, tail, sync, byte 0, sync. */
 	ULSM_PROTO_BREAKPOINT,
 	/*
-	 * aarch64: one naturally aligned word store, then cache maintenance.
+	 * aarch64, riscv64: one naturally aligned word store, then cache
+	 * maintenance.
 	 * An instruction may span several words (a trampoline's landing pad
 	 * and its branch), but old and new differ in one word at most: that
 	 * word is the only one stored (src/engine/patch.c).
@@ -75,7 +78,8 @@ int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
  * which the indirect form jumps through.
  *
  * arch_encode_tramp: the instruction for target @func (NULL: return),
- * the direct form when @func is in reach, else the indirect one; always a
+ * the direct form when @func is in reach, else the indirect one (x86-64:
+ * in a trampoline built for retpolines, a jump to its own stub); always a
  * single instruction (see src/engine/arch/x86_64/insn.c for why). Sets *form to
  * an enum ulsm_static_call_form.
  * Return 0 or -ERANGE (neither form reaches).
@@ -161,8 +165,30 @@ int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
 /* Execute a core-serialising instruction on the calling CPU. */
 void arch_serialize(void);
 
-/* Make [addr, addr + len) visible to instruction fetch on all cores. */
+/*
+ * Make [addr, addr + len) visible to instruction fetch on all cores, with
+ * the core sync that follows; a back end with a fetch sync (below) only
+ * notes the range here, for arch_sync_fetch().
+ */
 void arch_flush_icache(void *addr, size_t len);
+
+/*
+ * The fetch sync: on a back end whose instruction fetch only follows
+ * stores after a serialisation of each CPU's own (riscv64: FENCE.I), and
+ * where a thread may move to a CPU that made none, user space cannot
+ * synchronise the process by itself, and the kernel offers a system call
+ * that does (riscv64: riscv_flush_icache, every thread of the process,
+ * on whatever CPU it runs next). arch_has_sync_fetch says whether the
+ * back end has one (the engine's capability, src/engine/caps.c), and
+ * arch_sync_fetch_name its name (ulsm_sync_method()). arch_sync_fetch()
+ * makes it, for what arch_flush_icache() was told since the last call
+ * that succeeded, through src/base/sys.c; 0 or a negative errno. The
+ * engine makes it the core sync (src/engine/sync_core.c); a back end
+ * without one returns -ENOSYS.
+ */
+extern const bool arch_has_sync_fetch;
+extern const char arch_sync_fetch_name[];
+int arch_sync_fetch(void);
 
 /*
  * Whether instruction fetch in this process misses text written through

@@ -11,13 +11,16 @@
  * registers the kinds it defines (struct ulsm_site_kind, below), and the
  * engine asks a kind to collect its sites when an object is registered.
  * Everything else a kind does (deriving a site's instruction from the
- * state it follows) it does itself, queueing the changes into a batch.
+ * state it follows) it does itself, adding the changes to a transaction
+ * (struct ulsm_txn, below): the only way code changes.
  *
  *   lock.c        the patch lock (FIFO), and fork
  *   quiesce.c     waiting for signal handlers to leave a snapshot
  *   registry.c    every registered site, by address and by key
  *   object.c      objects' tables, kinds of site, pending objects
- *   patch.c       batches: verify, patch, roll back
+ *   caps.c        what the back end needs, decided once
+ *   txn.c         the one transaction: every change of code
+ *   patch.c       the protocol: verify, patch a stage, roll back
  *   text_write.c  writing text (/proc/self/mem, mprotect windows)
  *   sync_core.c   making every thread serialise (membarrier, signals)
  *   trap.c        the breakpoint handler
@@ -34,7 +37,7 @@
 #include "base/base.h"
 #include "engine/arch.h"
 
-struct ulsm_batch;
+struct ulsm_txn;
 struct ulsm_site_kind;
 
 /*
@@ -114,6 +117,22 @@ void ulsm_handler_enter(struct ulsm_quiesce *q);
 void ulsm_handler_leave(struct ulsm_quiesce *q);
 void ulsm_wait_for_handlers(struct ulsm_quiesce *q);
 
+/* --- grace periods (src/engine/grace.c) ------------------------------- */
+
+/**
+ * ulsm_read_inside - whether the calling thread is inside a read-side
+ * section (<ulsm/grace.h>)
+ *
+ * A layer that waits for a grace period asks it first, to fail (or defer)
+ * rather than wait for itself. Async-signal-safe: it reads only the
+ * thread's own state.
+ *
+ * Return: true if the thread is inside a section (nested, in the shared
+ * record, or beyond its counter's limit alike), that is if
+ * ulsm_synchronize() would return -EDEADLK here; false otherwise.
+ */
+bool ulsm_read_inside(void);
+
 /* --- site registry (src/engine/registry.c) ------------------------------------ */
 
 struct ulsm_site {
@@ -179,7 +198,7 @@ struct ulsm_collect {
 	struct ulsm_site *sites;	/* the object's sites so far, */
 	size_t n;			/* room for one per record */
 	int refused;			/* records refused, for -EILSEQ */
-	struct ulsm_batch *batch;	/* changes that bring sites in line */
+	struct ulsm_txn *txn;		/* changes that bring sites in line */
 	void *scratch[ULSM_TABLES];	/* each kind's own, ulsm_free()d
 					   after the object */
 };
@@ -190,8 +209,8 @@ struct ulsm_collect {
  * @table:   which table's records it collects
  * @collect: check the site of @record (one record of @table) against the
  *           instruction it was compiled with; if it holds it, record it
- *           at c->sites[c->n++] (kind, key, owner, ...) and queue into
- *           c->batch the instruction its state asks for now. A record
+ *           at c->sites[c->n++] (kind, key, owner, ...) and add to
+ *           c->txn the instruction its state asks for now. A record
  *           that does not hold it is reported (ulsm_error) and either
  *           counted in c->refused or, where the kind says so, left alone
  *           as compiled. Return 0, or a negative errno that abandons the
@@ -265,12 +284,66 @@ typedef enum ulsm_trap_action (*ulsm_trap_lookup_fn)(uintptr_t addr,
 						     uintptr_t *resume,
 						     uintptr_t *link);
 
-/* --- batches (src/engine/patch.c) --------------------------------------------- */
+/* --- capabilities (src/engine/caps.c) ------------------------------------- */
+
+/*
+ * What the back end needs (docs/patching-protocol.md, "Capabilities"),
+ * decided once by the engine and read by the engine alone.
+ * @patches_code: code is patched (false: the generic back end, whose
+ *                transactions are their stores, and whose objects
+ *                register no sites)
+ * @breakpoints:  the breakpoint protocol (x86-64): a trap handler, three
+ *                writes and three syncs per stage
+ * @one_word:     each change is one aligned word (aarch64, riscv64): one
+ *                store and one sync per stage
+ * @sync_fetch:   the back end's fetch sync (riscv64: riscv_flush_icache)
+ *                is the core sync, and a CPU's own serialisation does not
+ *                follow a thread that moves: the signal round alone is no
+ *                sync there (src/engine/sync_core.c)
+ */
+struct ulsm_caps {
+	bool patches_code;
+	bool breakpoints;
+	bool one_word;
+	bool sync_fetch;
+};
+
+const struct ulsm_caps *ulsm_caps(void);
+
+/*
+ * Whether instruction fetch misses /proc/self/mem writes (qemu-user),
+ * asked once, with the first descriptor the writer opens; and the answer,
+ * false before it is known.
+ */
+bool ulsm_caps_fetch_misses_procmem(int fd);
+bool ulsm_caps_emulated(void);
+
+/* --- the one transaction (src/engine/txn.c) ---------------------------------- */
+
+/*
+ * The stages of a transaction, applied in this order, each a whole run of
+ * the protocol (docs/patching-protocol.md, "One transaction"): sites
+ * change one at a time, so a thread may meet a guard already new and what
+ * it guards still old. Guards that close first, targets next, guards that
+ * open last: every guard a thread finds open leads to a target valid for
+ * it.
+ */
+enum ulsm_stage {
+	ULSM_STAGE_GUARDS_OFF,	/* code stops being reached */
+	ULSM_STAGE_TARGETS,	/* where reached code goes */
+	ULSM_STAGE_GUARDS_ON,	/* code starts being reached */
+	ULSM_STAGES
+};
+
+/* When a store goes with its stage: before its code changes, or after. */
+enum ulsm_when { ULSM_BEFORE, ULSM_AFTER };
 
 struct ulsm_patch {
 	uintptr_t addr;
 	struct ulsm_insn old;
 	struct ulsm_insn new;
+	uint8_t stage;			/* enum ulsm_stage */
+	uint8_t touched;		/* a write to it succeeded */
 };
 
 struct ulsm_batch {
@@ -280,33 +353,52 @@ struct ulsm_batch {
 
 #define ULSM_BATCH_INIT	{ 0, 0, NULL }
 
-int ulsm_batch_add(struct ulsm_batch *b, uintptr_t addr,
-		   const struct ulsm_insn *old, const struct ulsm_insn *new);
-void ulsm_batch_free(struct ulsm_batch *b);
+/* An aligned word of data that goes with the code. */
+struct ulsm_store {
+	void *addr;
+	uintptr_t val, old;		/* old: read when it is stored */
+	uint8_t size;			/* sizeof(int) or sizeof(void *) */
+	uint8_t stage, when;
+	bool done;
+};
+
+struct ulsm_txn {
+	struct ulsm_batch code;		/* every stage's sites */
+	size_t nstores, capstores;
+	struct ulsm_store *stores;	/* in the order added */
+};
+
+#define ULSM_TXN_INIT	{ ULSM_BATCH_INIT, 0, 0, NULL }
 
 /*
- * Apply @b: verify, then patch every site safely (docs/patching-protocol.md).
- * Caller holds the patch lock. Return 0, or a negative errno with every
- * site as it was.
+ * Add to @t: the change of the site at @addr from @old to @new, in
+ * @stage (an unchanged instruction adds nothing); or a store of @val to
+ * the int or pointer at @addr, with @stage, before or after its code.
+ * Return 0 or -ENOMEM (with a message); on failure the caller frees @t,
+ * and nothing was changed.
  */
-int ulsm_batch_apply(struct ulsm_batch *b);
+int ulsm_txn_code(struct ulsm_txn *t, enum ulsm_stage stage, uintptr_t addr,
+		  const struct ulsm_insn *old, const struct ulsm_insn *new);
+int ulsm_txn_store_int(struct ulsm_txn *t, enum ulsm_stage stage,
+		       enum ulsm_when when, int *addr, int val);
+int ulsm_txn_store_ptr(struct ulsm_txn *t, enum ulsm_stage stage,
+		       enum ulsm_when when, void *addr, const void *val);
+
+/* Whether @t changes any code. */
+static inline bool ulsm_txn_has_code(const struct ulsm_txn *t)
+{
+	return t->code.n != 0;
+}
 
 /*
- * Finish the rollback of a batch that could not finish it (a write kept
- * failing). Caller holds the patch lock. Return 0 (also when there was
- * none) or -EIO.
+ * Apply @t: every site and every store, stage by stage, safely while
+ * other threads run the code. Caller holds the patch lock (taken with
+ * ulsm_update_lock). Return 0 with every site new and every word stored,
+ * or a negative errno with every site and word as before (-EIO: a
+ * rollback could not finish, docs/patching-protocol.md).
  */
-int ulsm_batch_repair(void);
-
-/*
- * What the breakpoint handler does with a trap at @addr (its
- * ulsm_trap_lookup_fn). Async-signal-safe.
- */
-enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume,
-				       uintptr_t *link);
-
-/* Test hook: called after the sync of each step (the atomic-word protocol has one). */
-extern void (*ulsm_test_step_hook)(int step);
+int ulsm_txn_commit(struct ulsm_txn *t);
+void ulsm_txn_free(struct ulsm_txn *t);
 
 /* --- text writing (src/engine/text_write.c) ----------------------------------- */
 
@@ -321,6 +413,8 @@ struct ulsm_text_writer {
 	int method;		/* enum ulsm_write_mode, never AUTO once open */
 	int fd;			/* /proc/self/mem, for this batch only */
 	bool windows_open;	/* the pages are writable (mprotect) */
+	bool written;		/* bytes of the text changed: no falling back */
+	bool fall_back;		/* the first write may go to the windows */
 	size_t npages;
 	struct ulsm_text_page *pages;
 };
@@ -335,6 +429,8 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b);
 int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 		    const void *bytes, size_t len);
 void ulsm_text_close(struct ulsm_text_writer *w);
+/* Test hook: called after each write of text. */
+extern void (*ulsm_test_write_hook)(uintptr_t addr);
 /* Give back their protection to pages an earlier batch could not. */
 void ulsm_text_restore_stuck(void);
 
@@ -359,11 +455,59 @@ int ulsm_sync_begin(struct ulsm_sync *s);
 int ulsm_sync_cores(struct ulsm_sync *s);
 void ulsm_sync_end(struct ulsm_sync *s);
 const char *ulsm_sync_name(void);
+
+/* --- the protocol (src/engine/patch.c), for the commit ---------------------- */
+
+/* What a transaction holds from its step 0 to its end. */
+struct ulsm_session {
+	struct ulsm_text_writer w;
+	struct ulsm_sync s;
+};
+
+int ulsm_batch_add(struct ulsm_batch *b, uintptr_t addr,
+		   const struct ulsm_insn *old, const struct ulsm_insn *new,
+		   enum ulsm_stage stage);
+void ulsm_batch_free(struct ulsm_batch *b);
+
 /*
- * The text writer found an emulator that runs translated code (qemu-user):
- * from now on each membarrier round is followed by a signal round.
+ * Step 0 of @b, every stage at once: finish a stranded batch, sort,
+ * refuse overlaps, verify every site, acquire the writer and the sync,
+ * publish @b to the trap handler. Return 0, or a negative errno with
+ * nothing written and nothing held.
  */
-void ulsm_sync_set_emulated(void);
+int ulsm_patch_open(struct ulsm_batch *b, struct ulsm_session *x);
+/* Patch the sites of @stage (none: nothing, no sync). 0 or -errno. */
+int ulsm_patch_stage(struct ulsm_batch *b, int stage, struct ulsm_session *x);
+/*
+ * Bring the sites of @stage back to their old instruction, from any mix
+ * of old, breakpoint and new bytes. 0, or -EIO if a write kept failing.
+ */
+int ulsm_patch_undo(struct ulsm_batch *b, int stage, struct ulsm_session *x);
+/*
+ * A rollback could not finish: keep @b published, every site continuing
+ * as its old instruction, until an update finishes the job; @b's memory
+ * becomes the engine's (@b is left empty).
+ */
+void ulsm_patch_strand(struct ulsm_batch *b);
+/* The end of @b: unpublish it (unless stranded), release the session. */
+void ulsm_patch_close(struct ulsm_batch *b, struct ulsm_session *x);
+
+/*
+ * Finish the rollback of a batch that could not finish it (a write kept
+ * failing). Caller holds the patch lock. Return 0 (also when there was
+ * none) or -EIO.
+ */
+int ulsm_batch_repair(void);
+
+/*
+ * What the breakpoint handler does with a trap at @addr (its
+ * ulsm_trap_lookup_fn). Async-signal-safe.
+ */
+enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume,
+				       uintptr_t *link);
+
+/* Test hook: called after the sync of each step (the atomic-word protocol has one). */
+extern void (*ulsm_test_step_hook)(int step);
 
 /* --- breakpoint handler (src/engine/trap.c) ----------------------------------- */
 

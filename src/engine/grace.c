@@ -9,8 +9,10 @@
  * liburcu is not at hand, and because the barrier must be the engine's
  * own (membarrier or its signal round, with their failure handling).
  *
- * Each reader's counter holds its nesting depth (NEST bits) and, while
- * it is inside, the phase of the grace-period counter it saw on entry.
+ * Each reader's counter (<ulsm/grace.h> defines it, for the inline read
+ * side) holds its nesting depth, in units of NEST, and in bit PHASE the
+ * phase of the grace-period counter it saw when it entered its outermost
+ * section; it is inside while the counter is NEST or more.
  * ulsm_synchronize():
  *
  *   1. barrier on every thread: the caller's unpublishing (an update that
@@ -28,52 +30,112 @@
  * the fences a reader would otherwise need, which is what membarrier is
  * for. The waits in 2 hold no lock the readers could need: a reader may
  * update keys from inside its section.
+ *
+ * Where the depth sits changes nothing of that argument: a counter is
+ * still written only by its thread, with one store per lock or unlock,
+ * and a store that makes it inside carries the phase read just before.
+ * The phase bit left behind by the last unlock is never read as inside,
+ * since "inside" is the depth alone (the old layout's 16-bit depth could
+ * carry into the phase bit, and a reader 65,536 deep looked outside).
+ *
+ * Some sections are not counted in the thread's record (the slow path,
+ * below). A thread without one (no memory, no pthread key, or after its
+ * exit handler) counts in the shared record, with atomic changes since other
+ * threads change it too, and no fence more: the writer's barriers order
+ * them as they order a thread's own stores. That record keeps the phase of
+ * the first thread in until the last is out, which can only be older than
+ * a later thread's: a reader seen inside through both halves of 2, in
+ * whatever phase, is old in one of them. Sections deeper than the
+ * counter's limit are counted in the thread's own state, while its counter
+ * (or the shared record) stays inside, in the phase of its outermost
+ * section. Every later section of a thread goes where its outer ones went,
+ * until they end.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <ulsm/grace.h>
 
 #include "engine/engine.h"
 
-#define NEST_MASK	0xffffUL
-#define PHASE		0x10000UL
+#define PHASE		ULSM__GRACE_PHASE
+#define NEST		ULSM__GRACE_NEST
 
 struct reader {
-	unsigned long ctr;		/* first: the inline read side's */
+	struct ulsm__grace_reader rd;	/* first: the inline read side's */
 	struct reader *next;
 	pid_t tid;
 };
 
 /*
- * Bit PHASE flips at each half of a grace period; NEST is 1. Exported,
- * with the thread's record, for the inline read side of <ulsm/grace.h>.
+ * PHASE flips at each half of a grace period; NEST is there too, so that
+ * the outermost lock copies it as it is. Exported, with the thread's
+ * record, for the inline read side of <ulsm/grace.h>.
  */
-ULSM_API unsigned long ulsm__grace_gp = 1;
+ULSM_API unsigned long ulsm__grace_gp = NEST;
 #define gp_ctr	ulsm__grace_gp
 
-static struct reader *readers;		/* under readers_lock */
+/*
+ * The record the threads without their own count in, atomically (no
+ * memory for theirs, no pthread key for its destructor, or a section
+ * taken after their exit handler freed theirs): while one of them is
+ * inside, a grace period that sees the record's phase old waits for all
+ * of them. Slower, never wrong. It is always on the list.
+ */
+static struct reader shared;
+static struct reader *readers = &shared;	/* under readers_lock */
 static pthread_mutex_t readers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t gp_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t grace_once = PTHREAD_ONCE_INIT;
 static pthread_key_t reader_key;
 
 /*
- * The thread's record; the shared one when there was no memory for it
- * (its threads count atomically, and while one of them is inside, a grace
- * period waits for all of them: slower, never wrong).
+ * A thread counts at most SHARED_MAX sections in the shared record, and
+ * the deeper ones in its own state (over): a process has fewer than 2^22
+ * threads (the kernel's largest pid_max), so the shared record's depth
+ * stays below 2^30 even on a 32-bit target, where the counter has 31
+ * bits for it.
+ */
+#define SHARED_MAX	256UL
+_Static_assert(sizeof(unsigned long) * CHAR_BIT - 1 >= 22 + 8,
+	       "the shared record's depth must not carry into its phase");
+
+/*
+ * The thread's record for the inline read side; NULL sends it to the slow
+ * path, which goes by the thread's state below. Initial-exec, like that
+ * state: no __tls_get_addr, which may allocate, in a signal handler.
  */
 ULSM_API __thread struct ulsm__grace_reader *ulsm__grace_self
-	__attribute__((tls_model("initial-exec")));	/* no __tls_get_addr */
-#define self	((struct reader *)(void *)ulsm__grace_self)
-static struct reader shared = { 0, NULL, 0 };
+	__attribute__((tls_model("initial-exec")));
+#define self	ulsm__grace_self
 
+static __thread struct {
+	struct reader *mine;	/* its record, once it has one */
+	unsigned long shared;	/* its sections in the shared record */
+	uint64_t over;		/* its sections beyond the counter's limit */
+	bool exited;		/* reader_exit() has freed its record */
+} me __attribute__((tls_model("initial-exec")));
+
+/*
+ * At the thread's exit (a pthread key destructor). Other destructors may
+ * run after this one and enter sections: the thread's TLS must not lead
+ * to freed memory, and their sections must still count. They go to the
+ * shared record. A thread that ends inside a section (cancelled, or
+ * pthread_exit() in a callback) has left the code it was in: both unwind
+ * its frames before the key destructors run. So its record goes too: a
+ * grace period that waited for it would wait for ever.
+ */
 static void reader_exit(void *arg)
 {
 	struct reader *r = arg, **pp;
 
+	self = NULL;
+	me.mine = NULL;
+	me.exited = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&readers_lock);
 	for (pp = &readers; *pp; pp = &(*pp)->next)
 		if (*pp == r) {
@@ -87,7 +149,8 @@ static void reader_exit(void *arg)
 /*
  * In the child of fork(), only the forking thread exists: the others'
  * records would keep every grace period waiting. Drop them (their memory
- * was the parent's heap, copied; left as it is).
+ * was the parent's heap, copied; left as it is), and their sections in
+ * the shared record.
  */
 static void fork_prepare(void)
 {
@@ -101,103 +164,209 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-	struct reader *me = self && self != &shared ? self : NULL;
-
-	shared.ctr = 0;
-	shared.next = me;
-	if (me)
-		me->next = NULL;
+	shared.rd.ctr = me.shared ? (shared.rd.ctr & PHASE) + me.shared * NEST
+				  : 0;
+	shared.next = me.mine;
+	if (me.mine)
+		me.mine->next = NULL;
 	readers = &shared;
 	pthread_mutex_unlock(&readers_lock);
 	/* A synchronize of another thread may have held it: gone with it. */
 	pthread_mutex_init(&gp_lock, NULL);
 }
 
-static void grace_init(void)
+/*
+ * What a thread's record needs once per process: the key whose destructor
+ * frees it, and the fork handlers. Either may fail (every key taken by
+ * the program, no memory); the threads then count in the shared record,
+ * and the next thread's first section tries again. Not pthread_once():
+ * it would make a failure final, and a fork racing with it can leave the
+ * child's copy of the once-control waiting for good.
+ */
+enum { SETUP_NONE, SETUP_BUSY, SETUP_DONE };
+
+struct setup {
+	int state;
+	bool said;			/* its failure reported */
+	bool (*fn)(void);
+	const char *what;
+};
+
+static bool key_setup(void)
 {
-	if (pthread_key_create(&reader_key, reader_exit))
-		ulsm_die("pthread_key_create failed");
-	if (pthread_atfork(fork_prepare, fork_parent, fork_child))
-		ulsm_die("pthread_atfork failed");
-	/* The shared record is always looked at. */
-	readers = &shared;
+	return !pthread_key_create(&reader_key, reader_exit);
 }
 
+static bool atfork_setup(void)
+{
+	return !pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+static struct setup key_once = { .fn = key_setup,
+				  .what = "pthread_key_create" };
+static struct setup atfork_once = { .fn = atfork_setup,
+				    .what = "pthread_atfork" };
+
+static bool setup(struct setup *o)
+{
+	int s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
+	bool done;
+
+	if (s == SETUP_DONE)
+		return true;
+	/* Another thread is at it: the shared record meanwhile. */
+	if (s == SETUP_BUSY ||
+	    !__atomic_compare_exchange_n(&o->state, &s, SETUP_BUSY, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	done = o->fn();
+	__atomic_store_n(&o->state, done ? SETUP_DONE : SETUP_NONE,
+			 __ATOMIC_RELEASE);
+	if (!done && !__atomic_exchange_n(&o->said, true, __ATOMIC_RELAXED))
+		ulsm_report("grace periods: %s failed; threads without a "
+			    "record of their own count their read-side "
+			    "sections in a shared one (slower) until it "
+			    "works", o->what);
+	return done;
+}
+
+/* Before main(), with one thread: nothing can hold readers_lock yet. */
+__attribute__((constructor)) static void grace_early(void)
+{
+	setup(&atfork_once);
+}
+
+/* The thread's own record, or NULL. */
 static struct reader *reader_new(void)
 {
 	struct reader *r;
 
-	pthread_once(&grace_once, grace_init);
+	if (!setup(&atfork_once) || !setup(&key_once))
+		return NULL;
 	r = ulsm_calloc(1, sizeof(*r));
-	if (!r || pthread_setspecific(reader_key, r)) {
+	if (!r)
+		return NULL;
+	if (pthread_setspecific(reader_key, r)) {
 		ulsm_free(r);
-		return &shared;
+		return NULL;
 	}
 	r->tid = ulsm_sys_gettid();
 	pthread_mutex_lock(&readers_lock);
 	r->next = readers;
 	__atomic_store_n(&readers, r, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&readers_lock);
-	ulsm__grace_self = (struct ulsm__grace_reader *)(void *)r;
+	me.mine = r;
 	return r;
 }
 
-/* The first section of a thread, or one without memory for its record. */
-__attribute__((noinline, cold)) static void read_lock_slow(void)
+/*
+ * The shared record's lock and unlock: the same counter as a thread's,
+ * changed atomically since several threads change it. The first thread
+ * in stores the phase it saw, and the record stays inside, in that phase,
+ * until the last one is out: the others join in a phase as old as theirs
+ * or older, which only makes a grace period wait longer. Ordering is a
+ * thread's own counter's: a compiler barrier, and the writer's barriers.
+ */
+static void shared_lock(void)
 {
-	struct reader *r = self ? self : reader_new();
+	unsigned long c = __atomic_load_n(&shared.rd.ctr, __ATOMIC_RELAXED);
+	unsigned long n;
 
-	if (r != &shared) {
-		ulsm_read_lock();
-		return;
-	}
-	/* Several threads: atomic, entered in the phase of the first. */
-	if (!(__atomic_fetch_add(&r->ctr, 1, __ATOMIC_RELAXED) & NEST_MASK))
-		__atomic_fetch_or(&r->ctr, __atomic_load_n(&gp_ctr,
-				  __ATOMIC_RELAXED) & PHASE, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	do
+		n = c >= NEST ? c + NEST
+			      : __atomic_load_n(&gp_ctr, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&shared.rd.ctr, &c, n, true,
+					    __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED));
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-__attribute__((noinline, cold)) static void read_unlock_shared(void)
+static void shared_unlock(void)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if ((__atomic_sub_fetch(&shared.ctr, 1, __ATOMIC_RELEASE) &
-	     NEST_MASK) == 0)
-		__atomic_fetch_and(&shared.ctr, ~PHASE, __ATOMIC_RELAXED);
+	/* Release, as the inline unlock's store, for ThreadSanitizer. */
+	__atomic_fetch_sub(&shared.rd.ctr, NEST, __ATOMIC_RELEASE);
+}
+
+/*
+ * The inline lock's slow path: the thread's first section; a thread that
+ * counts in the shared record, or beyond its counter's limit; or one
+ * whose counter is at the limit (self is set then). Each count is raised
+ * before the counter the writer sees, and lowered after it, so that a
+ * signal handler's section in between nests in the same place. Once a
+ * thread counts somewhere, its nested sections count there too: their
+ * unlocks go to the same place.
+ */
+ULSM_API void ulsm__read_lock_slow(void)
+{
+	if (self) {
+		/* At the limit: the record stays inside until these end. */
+		me.over++;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		self = NULL;
+		return;
+	}
+	if (me.over) {
+		me.over++;
+		return;
+	}
+	if (me.shared == SHARED_MAX) {
+		me.over++;
+		return;
+	}
+	if (me.shared || me.exited || (!me.mine && !reader_new())) {
+		me.shared++;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		shared_lock();
+		return;
+	}
+	/* Its record: new, or back from the limit. */
+	self = &me.mine->rd;
+	ulsm__read_lock_inline();
+}
+
+static bool unbalanced_said;
+
+ULSM_API void ulsm__read_unlock_slow(void)
+{
+	if (me.over) {
+		if (!--me.over) {
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			self = me.mine ? &me.mine->rd : NULL;
+		}
+		return;
+	}
+	if (me.shared) {
+		shared_unlock();
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		me.shared--;
+		return;
+	}
+	if (!self && me.mine) {
+		self = &me.mine->rd;
+		ulsm__read_unlock_inline();
+		return;
+	}
+	/* Outside any section: a caller's mistake, which changes nothing. */
+	if (!__atomic_exchange_n(&unbalanced_said, true, __ATOMIC_RELAXED))
+		ulsm_report("ulsm_read_unlock() outside any read-side section "
+			    "(thread %d): ignored", (int)ulsm_sys_gettid());
 }
 
 ULSM_API void ulsm_read_lock(void)
 {
-	struct reader *r = self;
-	unsigned long c;
-
-	if (__builtin_expect(!r || r == &shared, 0)) {
-		read_lock_slow();
-		return;
-	}
-	c = r->ctr;
-	if (!(c & NEST_MASK))
-		__atomic_store_n(&r->ctr, __atomic_load_n(&gp_ctr,
-				 __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-	else
-		__atomic_store_n(&r->ctr, c + 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ulsm__read_lock_inline();
 }
 
 ULSM_API void ulsm_read_unlock(void)
 {
-	struct reader *r = self;
+	ulsm__read_unlock_inline();
+}
 
-	if (__builtin_expect(!r || r == &shared, 0)) {
-		read_unlock_shared();
-		return;
-	}
-	/*
-	 * Release, which costs nothing more than a store on x86-64: the
-	 * barrier would do, but this also tells ThreadSanitizer that the
-	 * section happens before the writer's acquire load below.
-	 */
-	__atomic_store_n(&r->ctr, r->ctr - 1, __ATOMIC_RELEASE);
+bool ulsm_read_inside(void)
+{
+	return me.shared ||
+	       (me.mine &&
+		__atomic_load_n(&me.mine->rd.ctr, __ATOMIC_RELAXED) >= NEST);
 }
 
 /* Every thread runs a full barrier (the engine's core sync does). */
@@ -220,9 +389,9 @@ static int barrier_all(void)
 /* Is @r inside a section entered before the last flip? */
 static bool old_reader(const struct reader *r)
 {
-	unsigned long c = __atomic_load_n(&r->ctr, __ATOMIC_ACQUIRE);
+	unsigned long c = __atomic_load_n(&r->rd.ctr, __ATOMIC_ACQUIRE);
 
-	return (c & NEST_MASK) &&
+	return c >= NEST &&
 	       ((c ^ __atomic_load_n(&gp_ctr, __ATOMIC_RELAXED)) & PHASE);
 }
 
@@ -245,6 +414,7 @@ static void flip_and_wait(void)
 	for (;;) {
 		pid_t waiting = 0;
 
+		/* The shared record has no thread: -1. */
 		pthread_mutex_lock(&readers_lock);
 		for (struct reader *r = readers; r && !waiting; r = r->next)
 			if (old_reader(r))
@@ -258,12 +428,17 @@ static void flip_and_wait(void)
 		}
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 		if (now_ms() >= next_report) {
-			ulsm_report("a grace period has waited %llu s for thread "
-				    "%d, which is still inside a read-side "
-				    "section (a callback that blocks, or a thread "
-				    "cancelled inside one?)",
+			char who[48] = "a thread counted in the shared record";
+
+			if (waiting > 0)
+				snprintf(who, sizeof(who), "thread %d",
+					 (int)waiting);
+			ulsm_report("a grace period has waited %llu s for %s, "
+				    "still inside a read-side section (a "
+				    "callback that blocks, or a thread that ended "
+				    "inside one?)",
 				    (unsigned long long)(now_ms() - start) / 1000,
-				    (int)waiting);
+				    who);
 			next_report += 5000;
 		}
 	}
@@ -273,11 +448,12 @@ ULSM_API int ulsm_synchronize(void)
 {
 	int ret;
 
-	pthread_once(&grace_once, grace_init);
-	if (self && (self->ctr & NEST_MASK))
+	if (ulsm_read_inside())
 		return ulsm_error(-EDEADLK, "ulsm_synchronize: the calling "
 				  "thread is inside a read-side section");
 	ulsm_config_init();
+	/* A child of a fork must not inherit gp_lock held. */
+	setup(&atfork_once);
 	pthread_mutex_lock(&gp_lock);
 	ret = barrier_all();
 	if (!ret) {

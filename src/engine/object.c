@@ -12,13 +12,17 @@
  * patched), records it, and queues the change that brings it in line with
  * its state (a key enabled, a call retargeted before the object was
  * loaded); the engine registers the sites and applies those changes as
- * one batch.
+ * one transaction.
  *
  * An object that cannot be registered for want of a resource (memory, a
- * descriptor, a sync) is kept pending, in a static table so that keeping
- * it needs no memory either: its sites stay as compiled and unknown to the
- * registry, and every update first retries it (ulsm_update_lock), so no
- * update returns 0 while an object's sites disagree with their keys.
+ * descriptor, a sync) is kept pending: its sites stay as compiled and
+ * unknown to the registry, and every update first retries it
+ * (ulsm_update_lock), so no update returns 0 while an object's sites
+ * disagree with their keys. The first PENDING_RESERVE pending objects
+ * need no memory (a static table); more grow the table. An object that
+ * cannot even be kept pending (no memory to grow it) is counted as lost,
+ * and every update fails until it is unregistered: a table that fills up
+ * never drops an object while updates report success.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -37,12 +41,16 @@ struct object {
 static struct object *objects;
 
 /* Objects whose registration failed for want of a resource. */
-#define MAX_PENDING	256
-static struct pending {
+#define PENDING_RESERVE	256
+struct pending {
 	const struct ulsm_object_tables *tables;
 	unsigned long refs;
-} pending[MAX_PENDING];
-static int npending;
+};
+static struct pending reserve[PENDING_RESERVE];
+static struct pending *pending = reserve;
+static int npending, cappending = PENDING_RESERVE;
+/* Objects neither registered nor pending, and not yet unregistered. */
+static unsigned long lost;
 
 /* The kinds of site, one per table; set at start-up, before any object. */
 static const struct ulsm_site_kind *kinds[ULSM_TABLES];
@@ -106,7 +114,7 @@ static int collect_table(struct ulsm_collect *c, enum ulsm_table table,
 /*
  * Collect every site of @t, in the order of the tables (a call site looks
  * its trampoline up among the object's own, collected before it), record
- * them, and bring them in line with their state as one batch.
+ * them, and bring them in line with their state in one transaction.
  */
 static int register_sites(struct object *obj,
 			  const struct ulsm_object_tables *t)
@@ -116,8 +124,8 @@ static int register_sites(struct object *obj,
 		    (size_t)(t->call_stop - t->call_start) : 0;
 	size_t ns = has_site_table(t) ?
 		    (size_t)(t->site_stop - t->site_start) : 0;
-	struct ulsm_batch b = ULSM_BATCH_INIT;
-	struct ulsm_collect c = { .owner = obj, .batch = &b };
+	struct ulsm_txn txn = ULSM_TXN_INIT;
+	struct ulsm_collect c = { .owner = obj, .txn = &txn };
 	int ret;
 
 	if (!nj && !nc && !ns)
@@ -138,11 +146,11 @@ static int register_sites(struct object *obj,
 	if (!ret)
 		ret = ulsm_registry_set_owner(obj, c.sites, c.n);
 	if (!ret) {
-		ret = ulsm_batch_apply(&b);
+		ret = ulsm_txn_commit(&txn);
 		if (ret)
 			ulsm_registry_set_owner(obj, NULL, 0);
 	}
-	ulsm_batch_free(&b);
+	ulsm_txn_free(&txn);
 	ulsm_free(c.sites);
 	for (int i = 0; i < ULSM_TABLES; i++)
 		ulsm_free(c.scratch[i]);
@@ -196,7 +204,7 @@ static int register_object(const struct ulsm_object_tables *t,
 		return ulsm_error(-ENOMEM, "no memory to register an object");
 	obj->jump_start = t->jump_start;
 	obj->refs = refs;
-	if (arch_protocol != ULSM_PROTO_NONE)
+	if (ulsm_caps()->patches_code)
 		ret = register_sites(obj, t);
 	if (ret && ret != -EILSEQ) {
 		ulsm_free(obj);
@@ -207,12 +215,35 @@ static int register_object(const struct ulsm_object_tables *t,
 	return ret;
 }
 
+/* Room for one more pending object, 0 or -ENOMEM. */
+static int pending_room(void)
+{
+	struct pending *v;
+	int cap;
+
+	if (npending < cappending)
+		return 0;
+	if (__builtin_mul_overflow(cappending, 2, &cap))
+		return -ENOMEM;
+	v = pending == reserve ? ulsm_calloc((size_t)cap, sizeof(*v)) :
+	    ulsm_reallocarray(pending, (size_t)cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (pending == reserve)
+		memcpy(v, reserve, sizeof(reserve));
+	pending = v;
+	cappending = cap;
+	return 0;
+}
+
 static void keep_pending(const struct ulsm_object_tables *t, int err)
 {
-	if (npending == MAX_PENDING) {
-		ulsm_report("an object's sites cannot be registered (%s), and "
-			    "%d objects are pending already: its sites keep "
-			    "their compiled state", strerror(-err), MAX_PENDING);
+	if (pending_room()) {
+		lost++;
+		ulsm_report("an object's sites cannot be registered (%s), nor "
+			    "kept pending (no memory for a table of %d "
+			    "objects): every update fails until it is "
+			    "unloaded", strerror(-err), npending + 1);
 		return;
 	}
 	pending[npending].tables = t;
@@ -225,6 +256,11 @@ static void keep_pending(const struct ulsm_object_tables *t, int err)
 
 static int retry_pending_locked(void)
 {
+	if (lost)
+		return ulsm_error(-ENOMEM, "%lu object(s) could be neither "
+				  "registered nor kept pending: their sites "
+				  "may disagree with their keys; nothing "
+				  "changed", lost);
 	while (npending) {
 		struct pending *p = &pending[0];
 		int ret = register_object(p->tables, p->refs);
@@ -309,6 +345,9 @@ int ulsm_objects_remove(const struct ulsm_object_tables *t)
 		if (!--p->refs)
 			memmove(p, p + 1, (size_t)(&pending[--npending] - p) *
 				sizeof(*p));
+	} else if (lost) {
+		/* Most likely a lost one: its sites go with it. */
+		lost--;
 	} else {
 		ret = ulsm_error(-ENOENT, "ulsm_object_unregister: not registered");
 	}
@@ -339,8 +378,9 @@ ULSM_API int ulsm_pending_objects(void)
 
 	ulsm_config_init();
 	if (ulsm_lock())
-		return npending;
-	n = npending;
+		return npending + (int)lost;
+	/* The lost ones too: their sites are not in line either. */
+	n = npending + (int)lost;
 	ulsm_unlock();
 	return n;
 }

@@ -25,7 +25,7 @@ ULSM_API int ulsm_set_sync_mode(enum ulsm_sync_mode mode)
 	enum ulsm_sync_mode old = ulsm_config.sync_mode;
 
 	ulsm_config.sync_mode = mode;
-	ret = arch_protocol == ULSM_PROTO_NONE ? 0 : ulsm_sync_prepare();
+	ret = ulsm_caps()->patches_code ? ulsm_sync_prepare() : 0;
 	if (ret)
 		ulsm_config.sync_mode = old;
 	ulsm_unlock();

@@ -11,6 +11,14 @@
  * instruction and acknowledges; the caller waits for all acknowledgements,
  * for a bounded time.
  *
+ * A back end with a fetch sync (the engine's capability: riscv64's
+ * riscv_flush_icache, src/engine/arch.h) has a system call of its own that
+ * does it, also for a thread that moves to another CPU afterwards, which
+ * a CPU's own serialisation does not follow. There it is the method
+ * (SYNC_FETCH), membarrier the next choice, and a signal round is never a
+ * sync by itself: with the signal method forced, each round makes the
+ * fetch sync first, and without it the signal method is refused.
+ *
  * A batch acquires everything its rounds need in ulsm_sync_begin(), before
  * its first write: the method, the handler, the /proc/self/task descriptor;
  * the round buffers are static (batches are serialised by the patch lock).
@@ -39,31 +47,28 @@
 #define FUTEX_WAIT_PRIVATE_	(0 | 128)
 #define FUTEX_WAKE_PRIVATE_	(1 | 128)
 
-enum sync_method { SYNC_NONE, SYNC_MEMBARRIER, SYNC_SIGNAL };
+enum sync_method { SYNC_NONE, SYNC_MEMBARRIER, SYNC_SIGNAL, SYNC_FETCH };
 
 static enum sync_method last_method;
 static bool membarrier_registered;
 static bool membarrier_failed;	/* refused in the middle of a batch */
+static bool fetch_ready;	/* the back end's fetch sync answered */
+static bool fetch_failed;	/* refused in the middle of a batch */
 
 /*
  * Under an emulator (qemu-user) a thread can go on running a block of
  * code it translated before a write, until it leaves that block: the
  * host's membarrier does not make it leave. A signal does: the emulator
- * delivers a guest signal only between blocks. So there, every round of
- * membarrier is followed by a signal round, from which the emulator's
- * own threads, which block every signal and run no guest code, are
- * exempt (found in step 0, by their blocked masks). See
- * docs/patching-protocol.md, "aarch64" and "qemu".
+ * delivers a guest signal only between blocks. So there (the engine's
+ * capability, src/engine/caps.c), every round of membarrier is followed
+ * by a signal round, from which the emulator's own threads, which block
+ * every signal and run no guest code, are exempt (found in step 0, by
+ * their blocked masks). See docs/patching-protocol.md, "aarch64" and
+ * "qemu".
  */
-static bool emulated;
 #define MAX_EXEMPT	16
 static pid_t exempt[MAX_EXEMPT];
 static size_t nexempt;
-
-void ulsm_sync_set_emulated(void)
-{
-	emulated = true;
-}
 
 /* The last batch's list: those need no second look (see check_blocked). */
 static pid_t was_exempt[MAX_EXEMPT];
@@ -136,6 +141,26 @@ static int membarrier_prepare(void)
 	return 0;
 }
 
+/*
+ * The back end's fetch sync, tried once (and again after a failure): the
+ * call has no effect but a synchronisation of instruction fetch.
+ */
+static int fetch_prepare(void)
+{
+	int ret;
+
+	if (!ulsm_caps()->sync_fetch)
+		return -ENOSYS;
+	if (fetch_ready && !fetch_failed)
+		return 0;
+	ret = arch_sync_fetch();
+	if (!ret) {
+		fetch_ready = true;
+		fetch_failed = false;
+	}
+	return ret;
+}
+
 static void ack(struct round *r, size_t i)
 {
 	int zero = 0;
@@ -205,7 +230,8 @@ install:
 
 int ulsm_sync_prepare(void)
 {
-	int mret = 0, sret;
+	bool fetch = ulsm_caps()->sync_fetch;
+	int mret = 0, fret = 0, sret;
 
 	switch (ulsm_config.sync_mode) {
 	case ULSM_SYNC_SIGNAL:
@@ -218,6 +244,15 @@ int ulsm_sync_prepare(void)
 		last_method = SYNC_MEMBARRIER;
 		return 0;
 	case ULSM_SYNC_AUTO:
+		if (fetch && !fetch_failed) {
+			fret = fetch_prepare();
+			if (!fret) {
+				last_method = SYNC_FETCH;
+				return 0;
+			}
+			ulsm_debug("%s fails (%s): trying membarrier",
+				   arch_sync_fetch_name, strerror(-fret));
+		}
 		if (!membarrier_failed) {
 			mret = membarrier_prepare();
 			if (!mret) {
@@ -228,6 +263,22 @@ int ulsm_sync_prepare(void)
 				   "signal fallback", strerror(-mret));
 		}
 		break;
+	}
+	if (fetch) {
+		/*
+		 * Signals only make each thread serialise the CPU it runs on
+		 * now; the fetch sync makes every round complete.
+		 */
+		fret = fetch_prepare();
+		if (fret)
+			return ulsm_error(-ENOSYS, "no way to synchronise "
+					  "instruction fetch: %s: %s; membarrier: "
+					  "%s; and the signal sync needs %s here "
+					  "(a thread that moves to another CPU "
+					  "leaves its serialisation behind)",
+					  arch_sync_fetch_name, strerror(-fret),
+					  mret ? strerror(-mret) : "not tried",
+					  arch_sync_fetch_name);
 	}
 	sret = signal_prepare();
 	if (sret == -EBUSY)
@@ -506,11 +557,11 @@ int ulsm_sync_begin(struct ulsm_sync *s)
 	if (ret)
 		return ret;
 	s->method = last_method;
-	if (s->method == SYNC_MEMBARRIER && !emulated)
+	if (s->method != SYNC_SIGNAL && !ulsm_caps_emulated())
 		return 0;	/* no thread ids needed: a 1-site flip saves two calls */
 	s->pid = getpid();
 	s->self = ulsm_sys_gettid();
-	if (s->method == SYNC_MEMBARRIER) {
+	if (s->method != SYNC_SIGNAL) {
 		ret = signal_prepare();
 		if (ret)
 			return ulsm_error(ret, "the emulator's extra signal round "
@@ -523,7 +574,7 @@ int ulsm_sync_begin(struct ulsm_sync *s)
 		return ulsm_error(ret, "cannot open /proc/self/task for the "
 				  "signal sync (%s)", strerror(-ret));
 	s->taskfd = ret;
-	ret = check_blocked(s, s->method == SYNC_MEMBARRIER);
+	ret = check_blocked(s, s->method != SYNC_SIGNAL);
 	if (!ret && s->method == SYNC_SIGNAL) {
 		/* The rehearsal: every thread answers now, or nothing starts. */
 		ulsm_stat_add(core_syncs, 1);
@@ -543,17 +594,38 @@ int ulsm_sync_begin(struct ulsm_sync *s)
 
 int ulsm_sync_cores(struct ulsm_sync *s)
 {
-	int ret;
+	bool fetch = ulsm_caps()->sync_fetch;
+	int ret = 0;
 
 	ulsm_stat_add(core_syncs, 1);
 	arch_serialize();
+	if (s->method == SYNC_FETCH || (s->method == SYNC_SIGNAL && fetch)) {
+		ret = arch_sync_fetch();
+		if (ret) {
+			fetch_failed = true;
+			return ulsm_error(ret, "%s failed in the middle of a "
+					  "batch (%s)", arch_sync_fetch_name,
+					  strerror(-ret));
+		}
+	}
 	if (s->method == SYNC_SIGNAL)
 		return signal_round(s);
-	ret = ulsm_sys_membarrier(MEMBARRIER_SYNC_CORE);
-	if (ret) {
-		membarrier_failed = true;
-		ret = ulsm_error(ret, "membarrier SYNC_CORE failed in the middle "
-				 "of a batch (%s)", strerror(-ret));
+	if (s->method == SYNC_MEMBARRIER) {
+		ret = ulsm_sys_membarrier(MEMBARRIER_SYNC_CORE);
+		if (ret) {
+			membarrier_failed = true;
+			ret = ulsm_error(ret, "membarrier SYNC_CORE failed in the "
+					 "middle of a batch (%s)", strerror(-ret));
+		}
+		/*
+		 * membarrier made every other CPU that runs the process
+		 * serialise, and (riscv64) marked every other CPU to do so
+		 * before it next runs it; the caller's own CPU is not among
+		 * them. This thread may have moved to it since its writes:
+		 * where the fetch sync is the back end's, serialise here.
+		 */
+		if (!ret && fetch)
+			arch_serialize();
 	}
 	if (!ret && s->taskfd >= 0)
 		ret = signal_round(s);	/* the emulator's extra round */
@@ -573,7 +645,9 @@ const char *ulsm_sync_name(void)
 		return "membarrier";
 	case SYNC_SIGNAL:
 		return "signal";
+	case SYNC_FETCH:
+		return arch_sync_fetch_name;
 	default:
-		return arch_protocol == ULSM_PROTO_NONE ? "none" : "unused";
+		return ulsm_caps()->patches_code ? "unused" : "none";
 	}
 }

@@ -25,14 +25,15 @@
  * the other.
  *
  * ulsm_text_open() acquires everything a batch will need, before its
- * first write: the descriptor (probed by rewriting one byte of each page
- * over itself, which also makes the kernel copy the page now rather than
- * in the middle of the batch), or the open windows. A write afterwards
- * needs nothing new, so a rollback can always write. If no method can
- * write, the batch fails before any byte changes: -EPERM for a refusal
- * (PR_SET_MDWE, proc_mem.force_override=never, SELinux execmod, seccomp),
- * or the errno of a missing resource (EMFILE, ENOMEM), which the caller
- * may retry.
+ * first write: the descriptor, or the open windows. The descriptor is not
+ * probed by a write of its own: the batch's first write is the probe (if
+ * it fails nothing is written, and auto mode goes on with the windows),
+ * and a later write that fails (a page the kernel could not copy) is
+ * rolled back with the writes that succeeded, which need nothing new. If
+ * no method can write, the batch fails before any byte changes: -EPERM
+ * for a refusal (PR_SET_MDWE, proc_mem.force_override=never, SELinux
+ * execmod, seccomp), or the errno of a missing resource (EMFILE, ENOMEM),
+ * which the caller may retry.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -103,7 +104,12 @@ static int procmem_write(int fd, uintptr_t addr, const void *bytes, size_t len)
 	return n < 0 ? (int)n : -EIO;
 }
 
-/* Open the descriptor for this batch and probe every page with it. */
+/*
+ * Open the descriptor for this batch. It is not probed: the batch's first
+ * write is its probe (nothing is written if it fails, and the writer then
+ * falls back to the windows, ulsm_text_write), and a later write that
+ * fails (a page the kernel could not copy) is rolled back like any other.
+ */
 static int procmem_open(struct ulsm_text_writer *w, const char **what)
 {
 	int ret = ulsm_sys_open("/proc/self/mem", O_RDWR);
@@ -111,19 +117,8 @@ static int procmem_open(struct ulsm_text_writer *w, const char **what)
 	*what = "opening /proc/self/mem";
 	if (ret < 0)
 		return ret;
-	*what = "writing through /proc/self/mem";
 	w->fd = ret;
-	ret = 0;
-	for (size_t i = 0; i < w->npages && !ret; i++) {
-		uint8_t cur = *(const uint8_t *)w->pages[i].first;
-
-		ret = procmem_write(w->fd, w->pages[i].first, &cur, 1);
-	}
-	if (ret) {
-		ulsm_sys_close(w->fd);	/* a descriptor that cannot write */
-		w->fd = -1;
-	}
-	return ret;
+	return 0;
 }
 
 /* --- mprotect windows --------------------------------------------------- */
@@ -286,8 +281,7 @@ static int open_windows(struct ulsm_text_writer *w, const char **what)
 __attribute__((no_sanitize("address", "thread", "undefined"), noinline))
 static void store_text(uintptr_t addr, const uint8_t *bytes, size_t len)
 {
-	if (arch_protocol == ULSM_PROTO_ATOMIC_WORD && len == 4 &&
-	    !(addr & 3)) {
+	if (ulsm_caps()->one_word && len == 4 && !(addr & 3)) {
 		uint32_t word;
 
 		memcpy(&word, bytes, sizeof(word));
@@ -346,9 +340,8 @@ static int try_procmem(struct ulsm_text_writer *w, const char **what)
 
 	w->method = ULSM_WRITE_PROCMEM;
 	ret = procmem_open(w, what);
-	if (!ret && arch_fetch_misses_procmem(w->fd)) {
+	if (!ret && ulsm_caps_fetch_misses_procmem(w->fd)) {
 		/* Emulated: also the windows, for reprotect(). */
-		ulsm_sync_set_emulated();
 		ret = open_windows(w, &wwhat);
 		if (ret) {
 			*what = wwhat;
@@ -374,6 +367,20 @@ static int try_windows(struct ulsm_text_writer *w, const char **what)
 	return ret;
 }
 
+/* Neither method can write: a refusal (-EPERM), or a missing resource. */
+static int cannot_write(int pret, const char *pwhat, int mret,
+			const char *mwhat)
+{
+	int err = lack_of_resource(pret) ? pret :
+		  lack_of_resource(mret) ? mret : -EPERM;
+
+	return ulsm_error(err, "%s (%s: %s; %s: %s)",
+			  err == -EPERM ? "this process may not write its own "
+			  "text" : "the text cannot be written now", pwhat,
+			  pret ? strerror(-pret) : "not tried", mwhat,
+			  mret ? strerror(-mret) : "not tried");
+}
+
 int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 {
 	enum ulsm_write_mode mode = ulsm_config.write_mode;
@@ -381,12 +388,14 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 	bool procmem = mode != ULSM_WRITE_MPROTECT;
 	bool windows = mode != ULSM_WRITE_PROCMEM;
 	bool windows_first = mode == ULSM_WRITE_AUTO &&
-			     arch_protocol == ULSM_PROTO_BREAKPOINT &&
+			     ulsm_caps()->breakpoints &&
 			     b->n >= WINDOW_MIN_SITES;
-	int pret = 0, mret = 0, err;
+	int pret = 0, mret = 0;
 
 	w->fd = -1;
 	w->windows_open = false;
+	w->written = false;
+	w->fall_back = false;
 	w->pages = NULL;
 	w->npages = 0;
 	ulsm_text_restore_stuck();
@@ -394,20 +403,51 @@ int ulsm_text_open(struct ulsm_text_writer *w, const struct ulsm_batch *b)
 		return ulsm_error(-ENOMEM, "no memory for the batch's pages");
 	if (windows_first && !(mret = try_windows(w, &mwhat)))
 		return 0;
-	if (procmem && !(pret = try_procmem(w, &pwhat)))
+	if (procmem && !(pret = try_procmem(w, &pwhat))) {
+		/* The first write may still find it cannot write there. */
+		w->fall_back = windows && !windows_first;
 		return 0;
+	}
 	if (windows && !windows_first && !(mret = try_windows(w, &mwhat)))
 		return 0;
 	ulsm_free(w->pages);
 	w->pages = NULL;
-	err = lack_of_resource(pret) ? pret :
-	      lack_of_resource(mret) ? mret : -EPERM;
-	return ulsm_error(err, "%s (%s: %s; %s: %s)",
-			  err == -EPERM ? "this process may not write its own "
-			  "text" : "the text cannot be written now", pwhat,
-			  pret ? strerror(-pret) : "not tried", mwhat,
-			  mret ? strerror(-mret) : "not tried");
+	return cannot_write(pret, pwhat, mret, mwhat);
 }
+
+/*
+ * The batch's first write through /proc/self/mem failed with @pret:
+ * nothing is written yet, so the batch goes on through the windows (in
+ * auto mode), or fails as ulsm_text_open() would have, with nothing
+ * written.
+ */
+static int first_write_failed(struct ulsm_text_writer *w, int pret)
+{
+	const char *mwhat = "mprotect";
+	int mret = -ENOTSUP;
+
+	ulsm_debug("/proc/self/mem cannot write the text (%s)",
+		   strerror(-pret));
+	ulsm_sys_close(w->fd);
+	w->fd = -1;
+	if (w->fall_back) {
+		w->fall_back = false;
+		/* Under an emulator the windows are open already (reprotect). */
+		if (w->windows_open) {
+			w->method = ULSM_WRITE_MPROTECT;
+			return 0;
+		}
+		mret = try_windows(w, &mwhat);
+		if (!mret)
+			return 0;
+	}
+	return cannot_write(pret, "writing through /proc/self/mem", mret,
+			    mret == -ENOTSUP ? "mprotect, not allowed by the "
+			    "write mode" : mwhat);
+}
+
+/* Test hook: called after each write of text (tests/t_txn.c). */
+void (*ulsm_test_write_hook)(uintptr_t addr);
 
 int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 		    const void *bytes, size_t len)
@@ -416,17 +456,28 @@ int ulsm_text_write(struct ulsm_text_writer *w, uintptr_t addr,
 
 	if (w->method == ULSM_WRITE_PROCMEM) {
 		ret = procmem_write(w->fd, addr, bytes, len);
+		if (ret && !w->written) {
+			ret = first_write_failed(w, ret);
+			if (!ret)
+				return ulsm_text_write(w, addr, bytes, len);
+			return ret;
+		}
+		/* The bytes are there, even if the reprotect fails. */
+		w->written |= !ret;
 		if (!ret && w->windows_open)
 			ret = reprotect(addr, len);
 	} else {
 		ret = -ulsm_fault_point(ULSM_SYS_STORE);
 		if (!ret)
 			store_text(addr, bytes, len);
+		w->written |= !ret;
 	}
 #ifdef ULSM_HAVE_VALGRIND
 	if (!ret)
 		VALGRIND_DISCARD_TRANSLATIONS((void *)addr, len);
 #endif
+	if (!ret && ulsm_test_write_hook)
+		ulsm_test_write_hook(addr);
 	return ret;
 }
 

@@ -83,6 +83,17 @@ int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m)
 	return 0;
 }
 
+int ulsm_lsm_blob_asked(const struct ulsm_hook_set *set,
+			const struct lsm_info *m)
+{
+	const int types = ulsm_lsm_blob_types(set);
+
+	for (int t = 0; m->blobs && t < types; t++)
+		if (*blob_field(m->blobs, t))
+			return t;
+	return -1;
+}
+
 ULSM_API int ulsm_lsm_blob_size(struct ulsm_hook_set *set, int type)
 {
 	if (!set || type < 0 || type >= ulsm_lsm_blob_types(set))

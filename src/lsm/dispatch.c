@@ -197,12 +197,15 @@ static const char *hook_name(const struct ulsm_hook_entry *e)
 	return e->set->hook_names[e->hook];
 }
 
-static int queue_change(struct ulsm_batch *b, uintptr_t addr,
+/*
+ * Every site of an entry goes in the transaction's stage of targets: any
+ * mix of old and new sites is a valid walk (above), so the entry may
+ * change while its slots' keys and calls change around it.
+ */
+static int queue_change(struct ulsm_txn *t, uintptr_t addr,
 			const struct ulsm_insn *old, const struct ulsm_insn *new)
 {
-	if (!memcmp(old->bytes, new->bytes, old->len))
-		return 0;
-	return ulsm_batch_add(b, addr, old, new);
+	return ulsm_txn_code(t, ULSM_STAGE_TARGETS, addr, old, new);
 }
 
 /*
@@ -259,12 +262,12 @@ static int collect_hook_site(struct ulsm_collect *c, const void *record)
 	c->n++;
 	if (ROLE_IS_C(role))
 		ulsm_stat_add(call_sites, 1);
-	return queue_change(c->batch, addr, &cur, &want);
+	return queue_change(c->txn, addr, &cur, &want);
 }
 
 /* A slot's target changes from @from to @to (static_call_update). */
 static int hook_site_retarget(const struct ulsm_site *s, const void *from,
-			      const void *to, struct ulsm_batch *b)
+			      const void *to, struct ulsm_txn *b)
 {
 	const struct ulsm_hook_entry *e = (const void *)s->target;
 	unsigned int slot = ROLE_SLOT(s->role);
@@ -342,13 +345,14 @@ static bool entry_registered(const struct ulsm_hook_entry *e)
 }
 
 int ulsm_lsm_plan_queue_entries(const struct slot_plan *p,
-				struct ulsm_batch *b)
+				struct ulsm_txn *b)
 {
 	const struct ulsm_hook_set *set = p->set;
 	unsigned int slots = set->slots;
 	int ret = 0;
 
-	if (!set->entries || arch_protocol == ULSM_PROTO_NONE)
+	/* Hooks without an entry (the generic back end's: all) have no map. */
+	if (!set->entries)
 		return 0;
 	if (slots > MAX_SLOTS)
 		return ulsm_error(-EINVAL, "set %s: %u slots per hook, entries "

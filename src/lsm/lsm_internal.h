@@ -9,7 +9,8 @@
  *
  *   state.c     the framework lock, each set's private state, modules
  *               by name
- *   order.c     registration, module order, ulsm_lsm_init()
+ *   order.c     registration, module order, ulsm_lsm_init(), and the
+ *               one bring-up of a module, at init or when it arrives
  *   blobs.c     blob sizes and blob allocation
  *   slots.c     the slot plan and filling slots with a module's hooks
  *   dispatch.c  the hooks' entries: their sites (a kind of site that
@@ -21,16 +22,18 @@
  *   notes.c     why a module is not active, kept and reported
  *   place.c     places in the order, and the slot a module's hook gets
  *   pin.c       keeping the objects of modules that may not leave
- *   plugins.c   modules that arrive after init and leave on dlclose
+ *   plugins.c   modules that leave on dlclose
  *
  * The framework is a client of static keys and calls (src/static/static.h)
- * and, through them, of the engine: it queues their changes into one batch
- * per change of slots, defines one kind of site (the hooks' entries), and
- * claims its keys so that the public update functions refuse them.
+ * and, through them, of the engine: it adds their changes to one
+ * transaction per change of slots, defines one kind of site (the hooks'
+ * entries), and claims its keys so that the public update functions
+ * refuse them.
  *
  * Locking: one recursive mutex for the framework's state, because a
  * module's init (called by ulsm_lsm_init with the mutex held) registers its
- * hooks; the patch lock is taken only around the batch that fills slots.
+ * hooks; the patch lock is taken only around the transaction that
+ * changes slots.
  *
  * Every function here has hidden visibility, as in src/base/base.h.
  */
@@ -47,10 +50,11 @@
 
 enum module_state {
 	MOD_REGISTERED,		/* known, not (yet) ordered */
-	MOD_OFF,		/* not listed, removed, disabled, or excluded */
-	MOD_ORDERED,		/* in the order, about to be initialised */
+	MOD_OFF,		/* not listed, removed, disabled, excluded,
+				   or its set is sealed */
+	MOD_ORDERED,		/* in the order, about to come up */
 	MOD_ACTIVE,		/* initialised */
-	MOD_FAILED,		/* its init failed */
+	MOD_FAILED,		/* its blobs, its place or its init failed */
 };
 
 /*
@@ -71,7 +75,8 @@ struct ulsm_lsm_state {
 	bool initialised, sealed, toggle_allowed;
 	bool explicit_order;		/* an order lists the modules */
 	bool plugins_allowed;		/* late modules even once sealed */
-	bool arriving;			/* a late module's init runs */
+	bool arriving;			/* a module's init runs (bring-up) */
+	bool blobs_fixed;		/* init is over: no more blob space */
 	bool exiting;			/* exit() has begun */
 	struct lsm_position *pos;	/* in order of keys */
 	size_t npos, cappos;
@@ -79,6 +84,7 @@ struct ulsm_lsm_state {
 	struct lsm_info **ordered;
 	size_t nordered;
 	int blob_sizes[ULSM_BLOB_TYPES_MAX];
+	char no_room[200];		/* why the last slot choice failed */
 	char *list;			/* active modules, comma-separated */
 	struct ulsm_lsm_note *notes;	/* why modules are not active */
 };
@@ -95,11 +101,11 @@ size_t ulsm_lsm_sets(struct ulsm_hook_set **out, size_t max);
 /* @set's state, allocated on first use; NULL if that fails. Lock held. */
 struct ulsm_lsm_state *ulsm_lsm_state_of(struct ulsm_hook_set *set);
 
-/* --- modules and order (order.c) ------------------------------- */
-
 /* The module of @st named by the @len bytes at @name, or NULL. Lock held. */
 struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
 				      const char *name, size_t len);
+/* The exclusive module of @st that is up, or NULL. Lock held. */
+struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st);
 
 /* --- notes (notes.c) ------------------------------------------------- */
 
@@ -119,6 +125,9 @@ const char *ulsm_lsm_note_of(struct ulsm_lsm_state *st, const char *name);
 /* Add a place for @name (copied) at the end of class @cls. Lock held. */
 int ulsm_lsm_position_add(struct ulsm_lsm_state *st, const char *name,
 			  size_t len, int cls);
+/* Forget the place @p (a pointer into @st's places). Lock held. */
+void ulsm_lsm_position_drop(struct ulsm_lsm_state *st,
+			    const struct lsm_position *p);
 /* @name's place, or NULL. Lock held. */
 const struct lsm_position *ulsm_lsm_position_of(struct ulsm_lsm_state *st,
 						const char *name);
@@ -126,8 +135,9 @@ const struct lsm_position *ulsm_lsm_position_of(struct ulsm_lsm_state *st,
  * The slot of @hook (its first slot, @scalls) for the module at @p (NULL:
  * a module with no place, which goes after every other), given the slots
  * @planned already chosen for it in this registration: see
- * docs/hook-framework.md, "Placement". -1 if it has no room in its place.
- * Lock held.
+ * docs/hook-framework.md, "Placement". -1 if it has no room in its place,
+ * and then @set's no_room says why (which slots hold the modules around
+ * its place, and whether the hook is full). Lock held.
  */
 int ulsm_lsm_choose_slot(struct ulsm_hook_set *set,
 			 const struct lsm_position *p,
@@ -140,13 +150,18 @@ int ulsm_lsm_choose_slot(struct ulsm_hook_set *set,
  */
 void ulsm_lsm_list_write(struct ulsm_hook_set *set, char *s);
 char *ulsm_lsm_list_build(struct ulsm_hook_set *set);
-/* One batch: every slot of module @name on or off (the toggle's). */
+/* One transaction: every slot of module @name on or off (the toggle's). */
 int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 			   bool on);
-/* A module registered after ulsm_lsm_init(): bring it up. Lock held. */
-int ulsm_lsm_arrive(struct ulsm_hook_set *set, struct lsm_info *m);
 /* Keep @m's object loaded for good (RTLD_NODELETE). Lock held. */
 void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct lsm_info *m);
+/*
+ * Keep @m's object mapped for good once its dlclose has begun (mseal of
+ * its segments): 0, or the seal's negative errno with nothing sealed.
+ */
+int ulsm_lsm_keep_mapped(const struct lsm_info *m);
+/* How long a departure tries a failing step again (1000 ms; tests). */
+extern unsigned int ulsm_lsm_depart_ms;
 /* From ulsm_lsm_init(): the end of exit() is told apart from dlclose(). */
 void ulsm_lsm_watch_exit(struct ulsm_hook_set *set);
 
@@ -158,6 +173,12 @@ void ulsm_lsm_watch_exit(struct ulsm_hook_set *set);
  * negative request) with nothing changed, explained by ulsm_error().
  */
 int ulsm_lsm_prepare_blobs(struct ulsm_lsm_state *st, struct lsm_info *m);
+/*
+ * The first of @set's blob types @m asks room for (a request that is not
+ * 0), or -1: @m's requests read as @set's own types, one int each.
+ */
+int ulsm_lsm_blob_asked(const struct ulsm_hook_set *set,
+			const struct lsm_info *m);
 /* How many blob types @set has, and the name of one. */
 int ulsm_lsm_blob_types(const struct ulsm_hook_set *set);
 const char *ulsm_lsm_blob_name(const struct ulsm_hook_set *set, int type);
@@ -175,15 +196,16 @@ int ulsm_lsm_claim(struct ulsm_hook_set *set);
 /* --- the slot plan (slots.c) ----------------------------------- */
 
 /*
- * A change to a set's slots, planned before it is queued: @on holds every
- * slot's key as it will be after the batch, @tail every tail key, and @fn
- * the slots' new targets (NULL: unchanged). Tail key i of a hook is on
- * while slots i and after of that hook are all off: the unrolled C walk
- * (<ulsm/lsm_hooks.h>) ends there with one jmp. A hook with an entry has
- * its entry's sites derived from @on and the targets (dispatch.c).
+ * A change to a set's slots, planned before it is added to a
+ * transaction: @on holds every slot's key as it will be after it, @tail
+ * every tail key, and @fn and @hl the slots' new targets and owners
+ * (NULL arrays, or a NULL @fn entry: unchanged). Tail key i of a hook is
+ * on while slots i and after of that hook are all off: the unrolled C
+ * walk (<ulsm/lsm_hooks.h>) ends there with one jmp. A hook with an entry
+ * has its entry's sites derived from @on and the targets (dispatch.c).
  *
- * begin, set @on (and @fn), take the patch lock, queue, apply the batch,
- * commit if it applied, release the patch lock, end.
+ * begin, set @on (plan_targets, then @fn and @hl), take the patch lock,
+ * queue into a transaction, commit it, release the patch lock, end.
  */
 struct slot_plan {
 	struct ulsm_hook_set *set;
@@ -191,11 +213,12 @@ struct slot_plan {
 	bool *on;
 	bool *tail;
 	void **fn;
+	struct security_hook_list **hl;
 };
 
 int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set);
-int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_batch *b);
-void ulsm_lsm_plan_commit(const struct slot_plan *p);
+int ulsm_lsm_plan_targets(struct slot_plan *p);
+int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_txn *t);
 void ulsm_lsm_plan_end(struct slot_plan *p);
 
 /* --- hook entries (dispatch.c) ---------------------------------------- */
@@ -209,7 +232,7 @@ extern const struct ulsm_site_kind ulsm_kind_hook_site;
  * site refused at registration.
  */
 int ulsm_lsm_plan_queue_entries(const struct slot_plan *p,
-				struct ulsm_batch *b);
+				struct ulsm_txn *b);
 
 /* Test hook: emulate entry calls mid-patch through the entry's stubs. */
 extern bool ulsm_test_hook_call_stubs;

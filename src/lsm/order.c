@@ -3,7 +3,8 @@
  * Modules and their order: registration, the order string, and
  * ulsm_lsm_init(), which decides which modules run and initialises them.
  * The kernel's ordered_lsm_init() and its helpers, with "!name" removals
- * and one list of modules per set.
+ * and one list of modules per set. A module comes up one way, at init or
+ * when it registers later (a plug-in): bring_up().
  */
 #include <errno.h>
 #include <limits.h>
@@ -13,79 +14,6 @@
 #include <ulsm/lsm.h>
 
 #include "lsm_internal.h"
-
-/*
- * Register @info with @set; @signature is the hook list the module's unit
- * was compiled with (DEFINE_LSM passes it), NULL if unknown.
- */
-static int lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
-			const char *signature)
-{
-	struct ulsm_lsm_state *st;
-	struct lsm_info **pp;
-	int ret = 0;
-
-	if (!info || !set || !info->name || !*info->name)
-		return ulsm_error(-EINVAL, "ulsm_lsm_register: a module needs "
-				  "a set and a name");
-	ulsm_config_init();
-	ulsm_lsm_lock();
-	st = ulsm_lsm_state_of(set);
-	if (!st) {
-		ret = -ENOMEM;
-	} else if (signature && set->signature &&
-		   strcmp(signature, set->signature)) {
-		/*
-		 * Compiled against another hook list: its LSM_HOOK_INIT
-		 * addresses other slots than the set's (a callback called
-		 * for another hook). Never silent.
-		 */
-		ret = ulsm_error(-EPROTO, "module %s was compiled with another "
-				 "hook list than set %s's defining unit; "
-				 "refused", info->name, set->name);
-		ulsm_lsm_note(set, info->name, true, "compiled with another "
-			      "hook list than the set's defining unit "
-			      "(ULSM_LSM_HOOK_DEFS differs); refused");
-	} else {
-		for (pp = &st->modules; *pp; pp = &(*pp)->next)
-			if (*pp == info)
-				goto out;
-		if (st->initialised &&
-		    ulsm_lsm_find_module(st, info->name, strlen(info->name))) {
-			ret = ulsm_error(-EEXIST, "module %s: set %s has a "
-					 "module of that name already",
-					 info->name, set->name);
-			goto out;
-		}
-		info->set = set;
-		info->next = NULL;
-		info->ulsm_state = MOD_REGISTERED;
-		*pp = info;
-		/* Late: a plug-in's constructor. It comes up in its place. */
-		if (st->initialised) {
-			ret = ulsm_lsm_arrive(set, info);
-			if (info->ulsm_state != MOD_ACTIVE &&
-			    info->ulsm_state != MOD_FAILED)
-				info->ulsm_state = MOD_OFF;
-		}
-	}
-out:
-	ulsm_lsm_unlock();
-	return ret;
-}
-
-ULSM_API int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set)
-{
-	return lsm_register(info, set, NULL);
-}
-
-ULSM_API int ulsm__lsm_register(struct lsm_info *info,
-				struct ulsm_hook_set *set,
-				const char *signature)
-{
-	return lsm_register(info, set, signature);
-}
-
 
 /*
  * The order string (docs/hook-framework.md, "The order string"):
@@ -233,11 +161,14 @@ static bool index_removed(const struct module_index *x,
  * "!name" of a module not registered (yet) is kept as a removed place, so
  * that the module is not brought up if it arrives later: at most
  * MAX_REMOVED_UNKNOWN of them, since each name of the order is compared
- * with them (the walk stays linear in the string's length).
+ * with them (the walk stays linear in the string's length). The removed
+ * modules that are there get a removed place after the walk
+ * (keep_removals).
  */
 #define MAX_REMOVED_UNKNOWN	16
 
-static bool removed_unknown(struct ulsm_lsm_state *st, const char *name,
+/* Whether the order removed @name: it has a removed place. */
+static bool is_removed(struct ulsm_lsm_state *st, const char *name,
 			    size_t len)
 {
 	for (size_t i = 0; i < st->npos; i++)
@@ -277,6 +208,13 @@ static bool mark_removals(struct ulsm_lsm_state *st, struct module_index *x,
 	return names;
 }
 
+/* The class of @m's place in the order. */
+static int order_class(const struct lsm_info *m)
+{
+	return m->order == LSM_ORDER_FIRST ? POS_FIRST :
+	       m->order == LSM_ORDER_LAST ? POS_LAST : POS_LISTED;
+}
+
 /* A module is ordered at most once: its state says whether it is. */
 static void append(struct ulsm_lsm_state *st, const struct module_index *x,
 		   struct lsm_info *m, const char *from)
@@ -295,11 +233,24 @@ static void append(struct ulsm_lsm_state *st, const struct module_index *x,
 	m->ulsm_state = MOD_ORDERED;
 	/* Best effort: without it, a module arriving later goes last. */
 	if (ulsm_lsm_position_add(st, m->name, strlen(m->name),
-				  m->order == LSM_ORDER_FIRST ? POS_FIRST :
-				  m->order == LSM_ORDER_LAST ? POS_LAST :
-				  POS_LISTED))
+				  order_class(m)))
 		ulsm_debug("%s: no memory for %s's place", from, m->name);
 	ulsm_debug("%s: ordered %s", from, m->name);
+}
+
+/*
+ * The modules the order removed, as removed places (best effort, after
+ * the string is parsed, which compares names with removed places): so
+ * that such a module, if it leaves (dlclose) and comes back, stays off.
+ */
+static void keep_removals(struct ulsm_lsm_state *st,
+			  const struct module_index *x)
+{
+	for (struct lsm_info *m = st->modules; m; m = m->next)
+		if (index_removed(x, m) && !is_removed(st, m->name,
+							    strlen(m->name)))
+			(void)ulsm_lsm_position_add(st, m->name, strlen(m->name),
+						    POS_REMOVED);
 }
 
 /*
@@ -318,7 +269,7 @@ static void append(struct ulsm_lsm_state *st, const struct module_index *x,
 static void keep_place(struct ulsm_lsm_state *st, const char *name,
 		       size_t len, const char *origin, int *placeholders)
 {
-	if (removed_unknown(st, name, len)) {
+	if (is_removed(st, name, len)) {
 		ulsm_debug("%s: %.*s removed", origin, shown_len(len), name);
 		return;
 	}
@@ -382,31 +333,278 @@ static void parse_order(struct ulsm_lsm_state *st, const struct module_index *x,
 		}
 }
 
-/*
- * The list of active modules, allocated before any module is initialised
- * (room for every module) so that filling it in afterwards cannot fail.
- */
-static char *list_alloc(struct ulsm_lsm_state *st)
+/* --- the list of active modules ---------------------------------------- */
+
+/* Room for every module's name and a separator, and the final NUL. */
+static size_t list_size(const struct ulsm_lsm_state *st)
 {
 	size_t len = 1;
 
-	for (struct lsm_info *m = st->modules; m; m = m->next)
+	for (const struct lsm_info *m = st->modules; m; m = m->next)
 		len += strlen(m->name) + 1;
-	return ulsm_malloc(len);
+	return len;
 }
 
-static void list_fill(struct ulsm_hook_set *set, char *s)
+/*
+ * The list of active modules always has room for every module of an
+ * initialised set, so that writing it when a module comes up cannot
+ * fail (it used to be rebuilt after a late module came up, and stayed
+ * without it when that allocation failed): room for @m, before @m joins.
+ */
+static int list_make_room(struct ulsm_lsm_state *st, const struct lsm_info *m)
 {
-	ulsm_lsm_list_write(set, s);
-	ulsm_free(set->state->list);
-	set->state->list = s;
+	char *s = ulsm_reallocarray(st->list, list_size(st) + strlen(m->name) + 1,
+				    1);
+
+	if (!s)
+		return -ENOMEM;
+	if (!st->list)
+		s[0] = '\0';
+	st->list = s;
+	return 0;
+}
+
+/* --- bringing a module up: at init, and when it arrives later -------- */
+
+/*
+ * The order's word on @m, which registered after ulsm_lsm_init() (at
+ * init, parse_order() made the same decisions for every module, from the
+ * string, and ordered it): ORDER_YES if it may come up. A first or last
+ * module is placed by its class, whatever the string says, as at init; a
+ * mutable one must be listed, unless the order is the default one
+ * ("every module"); "!name" keeps any of them off.
+ */
+enum { ORDER_YES, ORDER_REMOVED, ORDER_NOT_LISTED };
+
+static int order_admits(struct ulsm_lsm_state *st, const struct lsm_info *m)
+{
+	if (is_removed(st, m->name, strlen(m->name)))
+		return ORDER_REMOVED;
+	if (m->order == LSM_ORDER_MUTABLE && st->explicit_order &&
+	    !ulsm_lsm_position_of(st, m->name))
+		return ORDER_NOT_LISTED;
+	return ORDER_YES;
+}
+
+/*
+ * @m's place, made now if it has none of its class: a module the default
+ * order appends, a first or last module that arrives later, or one whose
+ * place could not be kept at init (no memory). A first or last module
+ * whose name the string listed had that place kept while it was not
+ * there: it goes, so that the module has one place, its class's (the
+ * list of active modules names it once).
+ */
+static int take_place(struct ulsm_lsm_state *st, const struct lsm_info *m)
+{
+	int cls = order_class(m), ret;
+
+	for (size_t i = 0; i < st->npos; i++)
+		if (st->pos[i].cls == cls && !strcmp(st->pos[i].name, m->name))
+			return 0;
+	ret = ulsm_lsm_position_add(st, m->name, strlen(m->name), cls);
+	for (size_t i = st->npos; !ret && i-- > 0;)
+		if (st->pos[i].cls != cls && st->pos[i].cls != POS_REMOVED &&
+		    !strcmp(st->pos[i].name, m->name))
+			ulsm_lsm_position_drop(st, &st->pos[i]);
+	return ret;
+}
+
+/*
+ * Bring @m up, or say why not: the one way a module comes up, for each
+ * module ulsm_lsm_init() ordered (MOD_ORDERED) and for a module that
+ * registers later (a plug-in's constructor). In turn: the order, the
+ * enabled flag, a sealed set, the exclusive module, the blobs, a place;
+ * then its init; then the outcome is recorded: its state, its note
+ * (printed if it could not come up), its object pinned if it may not
+ * leave, the list of active modules. Return 0 if it came up or the host
+ * chose to leave it off (not listed, removed, disabled), else why it
+ * could not come up (-EPERM sealed, -EBUSY another exclusive module is
+ * on, the blobs' error, -ENOMEM, its init's error). Lock held.
+ */
+static int bring_up(struct ulsm_hook_set *set, struct lsm_info *m)
+{
+	struct ulsm_lsm_state *st = set->state;
+	struct lsm_info *x;
+	bool was_arriving;
+	int ret, type;
+
+	switch (m->ulsm_state == MOD_ORDERED ? ORDER_YES : order_admits(st, m)) {
+	case ORDER_REMOVED:
+		m->ulsm_state = MOD_OFF;
+		ulsm_lsm_note(set, m->name, false, "removed by \"!%s\" in the "
+			      "order", m->name);
+		return 0;
+	case ORDER_NOT_LISTED:
+		m->ulsm_state = MOD_OFF;
+		ulsm_lsm_note(set, m->name, false, "not listed in the order");
+		return 0;
+	default:
+		break;
+	}
+	if (m->enabled && !*m->enabled) {
+		m->ulsm_state = MOD_OFF;
+		ulsm_lsm_note(set, m->name, false, "disabled (its enabled flag "
+			      "is 0)");
+		return 0;
+	}
+	if (st->sealed && !st->plugins_allowed) {
+		m->ulsm_state = MOD_OFF;
+		ulsm_lsm_note(set, m->name, true, "the set is sealed "
+			      "(ulsm_lsm_allow_plugins, before sealing, opens "
+			      "it to modules that come up later)");
+		return -EPERM;
+	}
+	if ((m->flags & LSM_FLAG_EXCLUSIVE) && (x = ulsm_lsm_exclusive_on(st))) {
+		m->ulsm_state = MOD_OFF;
+		ulsm_lsm_note(set, m->name, true, "exclusive, and the exclusive "
+			      "module %s is already on", x->name);
+		return -EBUSY;
+	}
+	/*
+	 * Beyond the kernel, whose blob sizes cannot fail: a module refused
+	 * for its blobs fails as its init would (and so does not keep the
+	 * next exclusive module out). Once init is over, objects may have
+	 * been allocated with the blobs as they are: no more space.
+	 */
+	if (st->blobs_fixed && (type = ulsm_lsm_blob_asked(set, m)) >= 0) {
+		m->ulsm_state = MOD_FAILED;
+		ulsm_lsm_note(set, m->name, true, "asks for %s blob space after "
+			      "the set's blobs were laid out (ulsm_lsm_init); "
+			      "a module that arrives later may not",
+			      ulsm_lsm_blob_name(set, type));
+		return -ENOSPC;
+	}
+	if (!st->blobs_fixed && (ret = ulsm_lsm_prepare_blobs(st, m))) {
+		m->ulsm_state = MOD_FAILED;
+		ulsm_lsm_note(set, m->name, true, "its blob sizes were "
+			      "refused: %s", ulsm_last_error());
+		return ret;
+	}
+	ret = take_place(st, m);
+	if (ret) {
+		m->ulsm_state = MOD_FAILED;
+		ulsm_lsm_note(set, m->name, true, "no memory for its place");
+		return ret;
+	}
+
+	m->ulsm_state = MOD_ORDERED;
+	ulsm_clear_error();
+	st->no_room[0] = '\0';
+	/* Its registration may write a sealed set open to plug-ins. */
+	was_arriving = st->arriving;
+	st->arriving = true;
+	ret = m->init ? m->init() : 0;
+	st->arriving = was_arriving;
+
+	m->ulsm_state = ret ? MOD_FAILED : MOD_ACTIVE;
+	if (ret == -ENOSPC && st->no_room[0]) {
+		/*
+		 * security_add_hooks() found no slot: say which modules
+		 * hold the slots around its place, not only the count.
+		 */
+		ulsm_error(ret, "module %s: %s", m->name, st->no_room);
+		ulsm_lsm_note(set, m->name, true, "%s", st->no_room);
+		return ret;
+	}
+	if (ret) {
+		ulsm_lsm_note(set, m->name, true, "its init failed (%d%s%s)", ret,
+			      *ulsm_last_error() ? ": " : "",
+			      ulsm_last_error());
+		return ret;
+	}
+	ulsm_lsm_note_clear(set, m->name);
+	/* Its object may not go: no sections to wait for. */
+	if (!set->unloadable)
+		ulsm_lsm_pin_object(set, m);
+	ulsm_lsm_list_write(set, st->list);
+	if (st->blobs_fixed)
+		ulsm_debug("set %s: %s arrived: %s", set->name, m->name,
+			   st->list);
+	return 0;
+}
+
+/* --- registration ------------------------------------------------------- */
+
+/*
+ * Register @info with @set; @signature is the hook list the module's unit
+ * was compiled with (DEFINE_LSM passes it), NULL if unknown.
+ */
+static int lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
+			const char *signature)
+{
+	struct ulsm_lsm_state *st;
+	struct lsm_info **pp;
+	int ret = 0;
+
+	if (!info || !set || !info->name || !*info->name)
+		return ulsm_error(-EINVAL, "ulsm_lsm_register: a module needs "
+				  "a set and a name");
+	ulsm_config_init();
+	ulsm_lsm_lock();
+	st = ulsm_lsm_state_of(set);
+	if (!st) {
+		ret = -ENOMEM;
+	} else if (signature && set->signature &&
+		   strcmp(signature, set->signature)) {
+		/*
+		 * Compiled against another hook list: its LSM_HOOK_INIT
+		 * addresses other slots than the set's (a callback called
+		 * for another hook). Never silent.
+		 */
+		ret = ulsm_error(-EPROTO, "module %s was compiled with another "
+				 "hook list than set %s's defining unit; "
+				 "refused", info->name, set->name);
+		ulsm_lsm_note(set, info->name, true, "compiled with another "
+			      "hook list than the set's defining unit "
+			      "(ULSM_LSM_HOOK_DEFS differs); refused");
+	} else {
+		for (pp = &st->modules; *pp; pp = &(*pp)->next)
+			if (*pp == info)
+				goto out;
+		if (st->initialised &&
+		    ulsm_lsm_find_module(st, info->name, strlen(info->name))) {
+			ret = ulsm_error(-EEXIST, "module %s: set %s has a "
+					 "module of that name already",
+					 info->name, set->name);
+			goto out;
+		}
+		/* Before it joins: the list of active modules has its room. */
+		if (st->initialised && list_make_room(st, info)) {
+			ret = -ENOMEM;
+			ulsm_lsm_note(set, info->name, true, "no memory to "
+				      "register it");
+			goto out;
+		}
+		info->set = set;
+		info->next = NULL;
+		info->ulsm_state = MOD_REGISTERED;
+		*pp = info;
+		/* Late: a plug-in's constructor. It comes up in its place. */
+		if (st->initialised)
+			ret = bring_up(set, info);
+	}
+out:
+	ulsm_lsm_unlock();
+	return ret;
+}
+
+ULSM_API int ulsm_lsm_register(struct lsm_info *info, struct ulsm_hook_set *set)
+{
+	return lsm_register(info, set, NULL);
+}
+
+ULSM_API int ulsm__lsm_register(struct lsm_info *info,
+				struct ulsm_hook_set *set,
+				const char *signature)
+{
+	return lsm_register(info, set, signature);
 }
 
 ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 {
 	struct module_index x = { NULL, NULL, 0 };
 	struct ulsm_lsm_state *st;
-	struct lsm_info *exclusive = NULL, *m;
+	struct lsm_info *m;
 	const char *origin = "argument";
 	char *list = NULL;
 	size_t count = 0;
@@ -437,7 +635,7 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		ret = index_build(&x, st, count);
 	if (!ret) {
 		st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
-		list = list_alloc(st);
+		list = ulsm_malloc(list_size(st));
 		if (!st->ordered || !list)
 			ret = -ENOMEM;
 	}
@@ -457,60 +655,20 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 		origin = order ? "built-in order" : "every module";
 	}
 	parse_order(st, &x, order, origin);
+	keep_removals(st, &x);
 	st->explicit_order = order != NULL;
 
-	/* The kernel's lsm_allowed / prepare_lsm, then initialize_lsm. */
-	for (size_t i = 0; i < st->nordered; i++) {
-		m = st->ordered[i];
-		if (m->enabled && !*m->enabled) {
-			m->ulsm_state = MOD_OFF;
-			ulsm_lsm_note(set, m->name, false, "disabled (its "
-				      "enabled flag is 0)");
-			continue;
-		}
-		if ((m->flags & LSM_FLAG_EXCLUSIVE) && exclusive) {
-			m->ulsm_state = MOD_OFF;
-			ulsm_lsm_note(set, m->name, true, "exclusive, and the "
-				      "exclusive module %s is already on",
-				      exclusive->name);
-			continue;
-		}
-		/*
-		 * Beyond the kernel, whose blob sizes cannot fail: a module
-		 * refused for its blobs fails as its init would, and does
-		 * not keep the next exclusive module out.
-		 */
-		if (ulsm_lsm_prepare_blobs(st, m)) {
-			m->ulsm_state = MOD_FAILED;
-			ulsm_lsm_note(set, m->name, true, "its blob sizes were "
-				      "refused: %s", ulsm_last_error());
-			continue;
-		}
-		if (m->flags & LSM_FLAG_EXCLUSIVE)
-			exclusive = m;
-	}
+	/* From here on, a module that registers arrives (lsm_register). */
+	list[0] = '\0';
+	st->list = list;
 	st->initialised = true;
-	for (size_t i = 0; i < st->nordered; i++) {
-		m = st->ordered[i];
-		if (m->ulsm_state != MOD_ORDERED)
-			continue;
-		ulsm_clear_error();
-		ret = m->init ? m->init() : 0;
-		m->ulsm_state = ret ? MOD_FAILED : MOD_ACTIVE;
-		if (ret) {
-			ulsm_lsm_note(set, m->name, true, "its init failed "
-				      "(%d%s%s)", ret, *ulsm_last_error() ?
-				      ": " : "", ulsm_last_error());
-			continue;
-		}
-		ulsm_lsm_note_clear(set, m->name);
-		/* Its object may not go: no sections to wait for. */
-		if (!set->unloadable)
-			ulsm_lsm_pin_object(set, m);
-	}
+	/* The kernel's prepare_lsm and initialize_lsm, module by module. */
+	for (size_t i = 0; i < st->nordered; i++)
+		if (st->ordered[i]->ulsm_state == MOD_ORDERED)
+			(void)bring_up(set, st->ordered[i]);
 	/* A module's init failing is the module's failure, not the set's. */
 	ret = 0;
-	list_fill(set, list);
+	st->blobs_fixed = true;
 	ulsm_lsm_watch_exit(set);
 	ulsm_debug("set %s: %s", set->name, *st->list ? st->list : "(none)");
 out:

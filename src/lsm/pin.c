@@ -7,48 +7,19 @@
  * module, as musl's dlclose() always does.
  */
 #include <dlfcn.h>
-#include <link.h>
+#include <errno.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "lsm_internal.h"
 
-struct find_object {
-	uintptr_t addr;
-	const char *name;
-	bool found, program;
-	int index;
-};
-
-static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct find_object *f = arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && f->addr >= lo &&
-		    f->addr < lo + ph->p_memsz) {
-			f->name = info->dlpi_name ? info->dlpi_name : "";
-			f->found = true;
-			/* The program comes first (glibc names it "", musl not). */
-			f->program = f->index == 0 || !*f->name;
-			return 1;
-		}
-	}
-	f->index++;
-	return 0;
-}
-
 void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct lsm_info *m)
 {
-	struct find_object f = { (uintptr_t)m, NULL, false, false, 0 };
+	struct ulsm_loaded f;
 	void *h;
 
-	dl_iterate_phdr(find_object, &f);
 	/* The program itself, or a static one: never unloaded. */
-	if (!f.found || f.program)
+	if (ulsm_loaded_find(m, &f) || f.program)
 		return;
 	h = dlopen(f.name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 	if (!h) {
@@ -61,4 +32,41 @@ void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct lsm_info *m)
 	}
 	/* The reference is dropped; the object stays (NODELETE). */
 	dlclose(h);
+}
+
+/*
+ * Keep @m's object mapped for good, once its dlclose has begun and its
+ * module could not leave: seal its segments (mseal, Linux 6.10+), so
+ * that the dynamic linker's unmapping of the object fails and its code
+ * and data stay where threads may still run and read them (glibc ignores
+ * that failure; musl never unmaps). The object is gone from the linker's
+ * list; its memory is never given back. Return 0 (also for the program,
+ * which is never unmapped), or the seal's error when nothing could be
+ * sealed.
+ */
+int ulsm_lsm_keep_mapped(const struct lsm_info *m)
+{
+	uintptr_t psz = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct ulsm_loaded f;
+	int ret = -ENOENT, sealed = 0;
+
+	if (ulsm_loaded_find(m, &f))
+		return -ENOENT;
+	if (f.program)
+		return 0;
+	/*
+	 * One sealed page in the object's range makes the dynamic linker's
+	 * one unmapping of it fail; all are sealed all the same, in case a
+	 * loader unmaps segment by segment.
+	 */
+	for (int i = 0; i < f.nsegs; i++) {
+		uintptr_t lo = f.seg[i].lo & ~(psz - 1);
+		uintptr_t hi = (f.seg[i].hi + psz - 1) & ~(psz - 1);
+		int r = ulsm_sys_mseal((void *)lo, hi - lo);
+
+		sealed += !r;
+		if (r)
+			ret = r;
+	}
+	return sealed ? 0 : ret;
 }

@@ -7,6 +7,7 @@
  * listed module that is not there yet, as far as the slots allow.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lsm_internal.h"
@@ -56,6 +57,17 @@ int ulsm_lsm_position_add(struct ulsm_lsm_state *st, const char *name,
 	return 0;
 }
 
+void ulsm_lsm_position_drop(struct ulsm_lsm_state *st,
+			    const struct lsm_position *p)
+{
+	size_t at = (size_t)(p - st->pos);
+
+	ulsm_free(st->pos[at].name);
+	memmove(&st->pos[at], &st->pos[at + 1],
+		(st->npos - at - 1) * sizeof(*st->pos));
+	st->npos--;
+}
+
 const struct lsm_position *ulsm_lsm_position_of(struct ulsm_lsm_state *st,
 						const char *name)
 {
@@ -78,11 +90,19 @@ static bool active(struct ulsm_lsm_state *st, const char *name)
 	return m && m->ulsm_state == MOD_ACTIVE;
 }
 
+/*
+ * Whether ulsm_lsm_init() is about to bring @name's module up: it is
+ * ordered, and neither disabled nor a second exclusive module (which its
+ * bring-up will turn off). One whose blobs will be refused still counts:
+ * a slot kept for it is only a gap.
+ */
 static bool to_come(struct ulsm_lsm_state *st, const char *name)
 {
 	struct lsm_info *m = module_named(st, name);
 
-	return m && m->ulsm_state == MOD_ORDERED;
+	return m && m->ulsm_state == MOD_ORDERED &&
+	       !(m->enabled && !*m->enabled) &&
+	       !((m->flags & LSM_FLAG_EXCLUSIVE) && ulsm_lsm_exclusive_on(st));
 }
 
 /* The place of the module in a slot; NULL: none (after every other). */
@@ -97,6 +117,59 @@ static const struct lsm_position *slot_place(struct ulsm_hook_set *set,
 static bool before(const struct lsm_position *a, const struct lsm_position *b)
 {
 	return a && (!b || key_cmp(a, b) < 0);
+}
+
+/*
+ * No room for a hook of the module at @p: the slots before @lo hold
+ * modules placed before it (or its own other callback of the hook), the
+ * slot @lo one placed after it (or @lo is the end). Say which, and
+ * whether the hook is full (a larger MAX_LSM_COUNT would help) or its
+ * free slots are elsewhere (no gap was kept for it when its neighbours
+ * came, and a module never moves), in @set's no_room: the module's note
+ * says that rather than "its init failed".
+ */
+static void explain_no_room(struct ulsm_hook_set *set,
+			    const struct lsm_static_call *scalls, int lo,
+			    struct lsm_static_call *const *planned, int nplanned)
+{
+	struct ulsm_lsm_state *st = set->state;
+	size_t hook = (size_t)(scalls - set->table) / set->slots;
+	char *s = st->no_room;
+	size_t len = sizeof(st->no_room);
+	unsigned int used = 0;
+	int n;
+
+	for (unsigned int j = 0; j < set->slots; j++) {
+		bool mine = false;
+
+		for (int k = 0; k < nplanned; k++)
+			mine |= planned[k] == &scalls[j];
+		used += scalls[j].hl || mine;
+	}
+	if (used == set->slots) {
+		snprintf(s, len, "no free slot for hook %s: all %u slots "
+			 "(MAX_LSM_COUNT) are taken", set->hook_names[hook],
+			 set->slots);
+		return;
+	}
+	n = snprintf(s, len, "no free slot for hook %s in its place:",
+		     set->hook_names[hook]);
+	/* Slot lo - 1 without an owner yet: its own other callback. */
+	if (lo > 0 && (size_t)n < len)
+		n += snprintf(s + n, len - (size_t)n, " slot %d holds %s%s%s",
+			      lo - 1,
+			      scalls[lo - 1].hl ? scalls[lo - 1].hl->lsmid->name :
+			      "its other callback", scalls[lo - 1].hl ?
+			      " (before it)" : "",
+			      lo < (int)set->slots ? "," : ";");
+	if (lo < (int)set->slots && (size_t)n < len)
+		n += snprintf(s + n, len - (size_t)n, " slot %d holds %s "
+			      "(after it);", lo, scalls[lo].hl ?
+			      scalls[lo].hl->lsmid->name : "?");
+	if ((size_t)n < len)
+		snprintf(s + n, len - (size_t)n, " %u of %u slots are free "
+			 "elsewhere, and modules never move", set->slots - used,
+			 set->slots);
 }
 
 int ulsm_lsm_choose_slot(struct ulsm_hook_set *set,
@@ -126,18 +199,25 @@ int ulsm_lsm_choose_slot(struct ulsm_hook_set *set,
 			hi = j;
 		}
 	}
-	if (lo >= hi)
+	if (lo >= hi) {
+		explain_no_room(set, scalls, lo, planned, nplanned);
 		return -1;
+	}
 	if (!p)
 		return lo;
-	/* Gaps for listed modules not there, between prev and @p. */
+	/*
+	 * Gaps for listed modules not there, between prev and @p. With no
+	 * module before @p in this hook (lo is 0), that is every place
+	 * before @p's: prev is NULL then, which before() reads as "after
+	 * every place", so it must not be asked.
+	 */
 	for (size_t i = 0; i < st->npos; i++) {
 		const struct lsm_position *q = &st->pos[i];
 
 		if (q->cls == POS_REMOVED || q == p)
 			continue;
-		if (before(prev, q) && before(q, p) && !active(st, q->name) &&
-		    !to_come(st, q->name))
+		if ((!lo || before(prev, q)) && before(q, p) &&
+		    !active(st, q->name) && !to_come(st, q->name))
 			gaps++;
 		if (before(p, q) && to_come(st, q->name))
 			coming++;

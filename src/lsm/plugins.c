@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * Modules that come and go (docs/hook-framework.md, "Modules that come and
- * go"): a module that arrives after ulsm_lsm_init() (a plug-in's
- * constructor), and one that leaves when its object is unloaded (its
- * destructor). Placement (place.c) never shifts a module, so arrival and
- * departure only turn slots on and off, which the slot plan already does
- * safely while other threads dispatch.
+ * go"): a module that leaves when its object is unloaded (its
+ * destructor). One that arrives after ulsm_lsm_init() (a plug-in's
+ * constructor) comes up as init brings up each module (order.c).
+ * Placement (place.c) never shifts a module, so arrival and departure
+ * only turn slots on and off, which the slot plan already does safely
+ * while other threads dispatch.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,24 +15,10 @@
 
 #include "lsm_internal.h"
 
-/* --- arriving ----------------------------------------------------------- */
-
-static bool asks_blobs(const struct lsm_info *m)
-{
-	const struct lsm_blob_sizes *b = m->blobs;
-
-	return b && (b->lbs_cred || b->lbs_file || b->lbs_inode || b->lbs_task);
-}
-
-static struct lsm_info *exclusive_on(struct ulsm_lsm_state *st)
-{
-	for (struct lsm_info *m = st->modules; m; m = m->next)
-		if (m->ulsm_state == MOD_ACTIVE &&
-		    (m->flags & LSM_FLAG_EXCLUSIVE))
-			return m;
-	return NULL;
-}
-
+/*
+ * The list of active modules after a module left (the arrival's side,
+ * the bring-up, is in order.c: init and late modules share it).
+ */
 static void list_update(struct ulsm_hook_set *set)
 {
 	char *list = ulsm_lsm_list_build(set);
@@ -40,69 +27,6 @@ static void list_update(struct ulsm_hook_set *set)
 		return;		/* the old list stays: stale, never wrong memory */
 	ulsm_free(set->state->list);
 	set->state->list = list;
-}
-
-int ulsm_lsm_arrive(struct ulsm_hook_set *set, struct lsm_info *m)
-{
-	struct ulsm_lsm_state *st = set->state;
-	const struct lsm_position *p = ulsm_lsm_position_of(st, m->name);
-	struct lsm_info *x;
-	int ret, cls;
-
-	if (st->sealed && !st->plugins_allowed) {
-		ulsm_lsm_note(set, m->name, true, "arrived after the set was "
-			      "sealed (ulsm_lsm_allow_plugins opens a set to "
-			      "them before sealing)");
-		return -EPERM;
-	}
-	if (!p && st->explicit_order && m->order == LSM_ORDER_MUTABLE) {
-		ulsm_lsm_note(set, m->name, false, "not listed in the order");
-		return 0;
-	}
-	if (m->enabled && !*m->enabled) {
-		ulsm_lsm_note(set, m->name, false, "disabled (its enabled flag "
-			      "is 0)");
-		return 0;
-	}
-	if ((m->flags & LSM_FLAG_EXCLUSIVE) && (x = exclusive_on(st))) {
-		ulsm_lsm_note(set, m->name, true, "exclusive, and the exclusive "
-			      "module %s is already on", x->name);
-		return -EBUSY;
-	}
-	if (asks_blobs(m)) {
-		ulsm_lsm_note(set, m->name, true, "asks for blob space after "
-			      "the set's blobs were laid out (ulsm_lsm_init); "
-			      "a module that arrives later may not");
-		return -ENOSPC;
-	}
-	if (!p) {
-		cls = m->order == LSM_ORDER_FIRST ? POS_FIRST :
-		      m->order == LSM_ORDER_LAST ? POS_LAST : POS_LISTED;
-		ret = ulsm_lsm_position_add(st, m->name, strlen(m->name), cls);
-		if (ret) {
-			ulsm_lsm_note(set, m->name, true, "no memory for its "
-				      "place");
-			return ret;
-		}
-	}
-	m->ulsm_state = MOD_ORDERED;
-	ulsm_clear_error();
-	st->arriving = true;
-	ret = m->init ? m->init() : 0;
-	st->arriving = false;
-	m->ulsm_state = ret ? MOD_FAILED : MOD_ACTIVE;
-	if (ret) {
-		ulsm_lsm_note(set, m->name, true, "its init failed (%d%s%s)", ret,
-			      *ulsm_last_error() ? ": " : "",
-			      ulsm_last_error());
-		return ret;
-	}
-	ulsm_lsm_note_clear(set, m->name);
-	if (!set->unloadable)
-		ulsm_lsm_pin_object(set, m);
-	list_update(set);
-	ulsm_debug("set %s: %s arrived: %s", set->name, m->name, st->list);
-	return 0;
 }
 
 /* --- leaving ------------------------------------------------------------ */
@@ -114,16 +38,16 @@ static bool owned_by(const struct lsm_static_call *s, const struct lsm_info *m)
 
 /*
  * Empty @m's slots (their keys are off): their calls go back to no
- * target, in one batch, so that a module that takes a slot later is never
- * reached through a call still aimed at @m, and then nothing of the set
- * points into @m's object. The hook entries' sites follow the slots'
- * calls (their follower ops), in the same batch.
+ * target and their owners to none, in one transaction, so that a module
+ * that takes a slot later is never reached through a call still aimed at
+ * @m, and then nothing of the set points into @m's object. The hook
+ * entries' sites follow the slots' calls (their follower ops), in the
+ * same transaction.
  */
 static int empty_slots(struct ulsm_hook_set *set, const struct lsm_info *m)
 {
-	struct ulsm_batch b = ULSM_BATCH_INIT;
+	struct ulsm_txn t = ULSM_TXN_INIT;
 	size_t n = set->nhooks * set->slots;
-	bool first, any_first = false;
 	int ret;
 
 	ret = ulsm_update_lock();
@@ -132,39 +56,17 @@ static int empty_slots(struct ulsm_hook_set *set, const struct lsm_info *m)
 	for (size_t i = 0; i < n && !ret; i++) {
 		struct lsm_static_call *s = &set->table[i];
 
-		if (!owned_by(s, m) || arch_protocol == ULSM_PROTO_NONE)
+		if (!owned_by(s, m))
 			continue;
-		ret = ulsm_call_queue(s->key, (uintptr_t)s->trampoline, NULL,
-				      &b, &first, NULL);
-		any_first |= first;
-	}
-	if (!ret) {
-		void **old = ulsm_calloc(n + 1, sizeof(*old));
-
-		ret = old ? 0 : -ENOMEM;
-		for (size_t i = 0; i < n && !ret; i++)
-			if (owned_by(&set->table[i], m))
-				old[i] = set->table[i].key->func;
-		/* The stubs call through the keys: stored first (fill_slots). */
-		for (size_t i = 0; i < n && !ret && any_first; i++)
-			if (owned_by(&set->table[i], m))
-				__atomic_store_n(&set->table[i].key->func, NULL,
-						 __ATOMIC_RELEASE);
+		ret = ulsm_call_queue(&t, s->key, s->trampoline, NULL, NULL);
 		if (!ret)
-			ret = ulsm_batch_apply(&b);
-		for (size_t i = 0; old && i < n; i++)
-			if (owned_by(&set->table[i], m))
-				__atomic_store_n(&set->table[i].key->func,
-						 ret ? old[i] : NULL,
-						 __ATOMIC_RELEASE);
-		if (!ret)
-			for (size_t i = 0; i < n; i++)
-				if (owned_by(&set->table[i], m))
-					set->table[i].hl = NULL;
-		ulsm_free(old);
+			ret = ulsm_txn_store_ptr(&t, ULSM_STAGE_TARGETS,
+						 ULSM_AFTER, &s->hl, NULL);
 	}
+	if (!ret)
+		ret = ulsm_txn_commit(&t);
+	ulsm_txn_free(&t);
 	ulsm_unlock();
-	ulsm_batch_free(&b);
 	return ret;
 }
 
@@ -188,26 +90,137 @@ static void forget(struct ulsm_hook_set *set, struct lsm_info *m)
 }
 
 /*
- * A step of a departure failed (no memory, no descriptor, a sync that did
- * not answer): its object is about to be unmapped, so the module must
- * leave before this returns. Say so, wait a little, and try again: a step
- * only fails for good if the process lost, after the module arrived, the
- * right to patch its text or to synchronise its threads.
+ * Departure (docs/hook-framework.md, "A departure that cannot finish").
+ * Its object is about to be unmapped, so the module must leave before
+ * this returns, or its object must stay. A step that fails is tried again
+ * for up to a second (ulsm_lsm_depart_ms): no memory, no descriptor, a sync that did not
+ * answer may pass, and even a refusal may (a membarrier denied mid-batch
+ * makes the next batch use the signal sync). One that still fails (the
+ * process lost, after the module arrived, the right to patch its text or
+ * to synchronise its threads) leaves the module
+ * where the step left it (on, or off) and keeps its object mapped for
+ * good: sealed (mseal), so that the unmapping the dynamic linker does
+ * next fails and the code stays where threads may still run it.
  */
-static void retry(struct ulsm_hook_set *set, const struct lsm_info *m,
-		  const char *step, int err)
+unsigned int ulsm_lsm_depart_ms = 1000;	/* tests make it shorter */
+
+static uint64_t now_ms(void)
 {
-	ulsm_report("set %s: module %s is leaving (its object is being "
-		    "unloaded) and %s failed (%s): trying again", set->name,
-		    m->name, step, strerror(-err));
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Whether a failed step of a departure begun at @start may be tried again. */
+static bool try_again(uint64_t start)
+{
+	if (now_ms() - start >= ulsm_lsm_depart_ms)
+		return false;
+	nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	return true;
+}
+
+/* Whether @m owns a slot of @set (one that is on, if @on). */
+static bool owns(struct ulsm_hook_set *set, const struct lsm_info *m, bool on)
+{
+	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
+		const struct lsm_static_call *s = &set->table[i];
+
+		if (owned_by(s, m) && (!on || s->active->key.enabled > 0))
+			return true;
+	}
+	return false;
+}
+
+/* What failed in a departure. */
+struct departure {
+	const char *step;
+	int err;
+};
+
+/*
+ * The departure's steps, each tried again while it fails for want of a
+ * resource. Return 0 when nothing of the set reaches the module any
+ * more, or the error of the step that failed (in @d).
+ */
+static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
+		  struct departure *d)
+{
+	uint64_t start = now_ms();
+	int ret = 0;
+
+	/*
+	 * 1. Its slots off: no dispatch that starts now reaches it. Also for
+	 * a module whose init failed after it had added its hooks.
+	 */
+	d->step = "turning its slots off";
+	if (owns(set, m, true))
+		while ((ret = ulsm_lsm_switch_module(set, m->name, false)) &&
+		       try_again(start))
+			;
+	if (ret)
+		goto failed;
+	if (m->ulsm_state == MOD_ACTIVE) {
+		m->ulsm_state = MOD_OFF;
+		list_update(set);
+	}
+	if (!owns(set, m, false))
+		return 0;
+	/*
+	 * 2. A grace period, without the framework's lock: a thread inside
+	 * the module may call the framework.
+	 */
+	d->step = "waiting for the threads inside it";
+	ulsm_lsm_unlock();
+	while ((ret = ulsm_synchronize()) && try_again(start))
+		;
+	ulsm_lsm_lock();
+	if (ret)
+		goto failed;
+	/* 3. Nothing points at it any more. */
+	d->step = "emptying its slots";
+	while ((ret = empty_slots(set, m)) && try_again(start))
+		;
+	if (!ret)
+		return 0;
+failed:
+	d->err = ret;
+	return ret;
+}
+
+/*
+ * The departure failed (@d) and the module's object cannot be kept
+ * mapped either (@seal_err: a kernel without mseal, or one that refuses
+ * it): returning would unmap code that threads may still run. The last
+ * resort, and the one wait left without a bound: say so every few
+ * seconds, and let the caller try the whole departure again.
+ */
+static void wait_to_leave(struct ulsm_hook_set *set, const struct lsm_info *m,
+			  const struct departure *d, int seal_err,
+			  uint64_t *reported)
+{
+	uint64_t now = now_ms();
+
+	if (!*reported || now - *reported >= 5000) {
+		ulsm_report("set %s: module %s cannot leave (%s failed: %s), "
+			    "and its object cannot be kept mapped (%s): its "
+			    "dlclose waits until it can leave", set->name,
+			    m->name, d->step, strerror(-d->err),
+			    strerror(-seal_err));
+		*reported = now;
+	}
+	ulsm_lsm_unlock();
 	nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+	ulsm_lsm_lock();
 }
 
 ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 {
 	struct ulsm_hook_set *set = m ? m->set : NULL;
 	struct ulsm_lsm_state *st;
-	int ret;
+	struct departure d;
+	uint64_t reported = 0;
 
 	if (!set)
 		return;
@@ -229,23 +242,21 @@ ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 		ulsm_lsm_unlock();
 		return;
 	}
-	if (m->ulsm_state == MOD_ACTIVE) {
-		/* 1. Its slots off: no dispatch that starts now reaches it. */
-		while ((ret = ulsm_lsm_switch_module(set, m->name, false)))
-			retry(set, m, "turning its slots off", ret);
-		m->ulsm_state = MOD_OFF;
-		list_update(set);
-		/*
-		 * 2. A grace period, without the framework's lock: a thread
-		 * inside the module may call the framework.
-		 */
-		ulsm_lsm_unlock();
-		while ((ret = ulsm_synchronize()))
-			retry(set, m, "waiting for the threads inside it", ret);
-		ulsm_lsm_lock();
-		/* 3. Nothing points at it any more. */
-		while ((ret = empty_slots(set, m)))
-			retry(set, m, "emptying its slots", ret);
+	while (depart(set, m, &d)) {
+		int seal = ulsm_lsm_keep_mapped(m);
+
+		if (!seal) {
+			/* It stays, where the step left it, and so does its object. */
+			ulsm_lsm_note(set, m->name, true, "could not leave when "
+				      "its object was unloaded: %s failed (%s); "
+				      "it stays %s, and its object stays mapped",
+				      d.step, strerror(-d.err),
+				      owns(set, m, true) ? "on" : "off");
+			list_update(set);
+			ulsm_lsm_unlock();
+			return;
+		}
+		wait_to_leave(set, m, &d, seal, &reported);
 	}
 	ulsm_lsm_note(set, m->name, false, "unloaded (its object was closed)");
 	forget(set, m);

@@ -2,9 +2,11 @@
 /*
  * Slots: filling them with a module's hooks (the kernel's
  * security_add_hooks), and the slot plan that keeps every slot key and
- * tail key in step with the slots, in the batch that changes them
+ * tail key in step with the slots, in the transaction that changes them
  * (src/lsm/lsm_internal.h). Registration and the toggle (src/lsm/toggle.c)
- * only say which slots change; the plan works out the keys.
+ * only say which slots change; the plan works out the keys, and the
+ * engine's transaction the order in which every site and word changes
+ * (src/engine/txn.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -42,6 +44,7 @@ int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 	p->set = set;
 	p->n = set->nhooks * set->slots;
 	p->fn = NULL;
+	p->hl = NULL;
 	p->on = ulsm_calloc(2 * p->n + 1, sizeof(*p->on));
 	if (!p->on)
 		return -ENOMEM;
@@ -51,12 +54,22 @@ int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 	return 0;
 }
 
+/* Room for new targets and owners (a registration). */
+int ulsm_lsm_plan_targets(struct slot_plan *p)
+{
+	p->fn = ulsm_calloc(p->n + 1, sizeof(*p->fn));
+	p->hl = ulsm_calloc(p->n + 1, sizeof(*p->hl));
+	return p->fn && p->hl ? 0 : -ENOMEM;
+}
+
 void ulsm_lsm_plan_end(struct slot_plan *p)
 {
 	ulsm_free(p->on);
 	ulsm_free(p->fn);
+	ulsm_free(p->hl);
 	p->on = p->tail = NULL;
 	p->fn = NULL;
+	p->hl = NULL;
 }
 
 static size_t plan_index(const struct slot_plan *p,
@@ -66,11 +79,14 @@ static size_t plan_index(const struct slot_plan *p,
 }
 
 /*
- * Queue every key the plan moves: the slot keys whose state changes, then
- * the tail keys that follow from the new slot states; then the sites of
- * the hooks' entries.
+ * Add to @t every key the plan moves: the slot keys whose state changes
+ * (on: their callbacks start being reached, the last stage; off: the
+ * first), and the tail keys that follow from the new slot states (on
+ * ends a walk earlier, so it goes with the guards that close); the new
+ * targets of slots, their owners, and the sites of the hooks' entries,
+ * in the stage of targets.
  */
-int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_batch *b)
+int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_txn *t)
 {
 	unsigned int slots = p->set->slots;
 	int ret = 0;
@@ -79,7 +95,8 @@ int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_batch *b)
 		struct static_key *k = &p->set->table[i].active->key;
 
 		if (key_on(k) != p->on[i])
-			ret = ulsm_key_queue(k, !p->on[i], p->on[i], b);
+			ret = ulsm_key_queue(t, k, p->on[i],
+					     ulsm_key_stage(p->on[i]));
 	}
 	for (size_t h = 0; h < p->set->nhooks && !ret; h++) {
 		bool empty = true;
@@ -91,127 +108,70 @@ int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_batch *b)
 			empty = empty && !p->on[i];
 			p->tail[i] = empty;
 			if (key_on(k) != empty)
-				ret = ulsm_key_queue(k, !empty, empty, b);
+				ret = ulsm_key_queue(t, k, empty,
+						     ulsm_key_stage(!empty));
 		}
 	}
-	if (!ret)
-		ret = ulsm_lsm_plan_queue_entries(p, b);
-	return ret;
-}
+	for (size_t i = 0; p->fn && i < p->n && !ret; i++) {
+		struct lsm_static_call *s = &p->set->table[i];
 
-/* After the batch: the keys' counts say what their sites now do. */
-void ulsm_lsm_plan_commit(const struct slot_plan *p)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		__atomic_store_n(&p->set->table[i].active->key.enabled,
-				 p->on[i], __ATOMIC_RELEASE);
-		__atomic_store_n(&p->set->tails[i].key.enabled, p->tail[i],
-				 __ATOMIC_RELEASE);
+		if (!p->fn[i])
+			continue;
+		/* The entries' sites follow from the whole plan, below. */
+		ret = ulsm_call_queue(t, s->key, s->trampoline, p->fn[i],
+				      &ulsm_kind_hook_site);
+		/* Its owner, before its key opens (lsm_for_each_hook reads it). */
+		if (!ret)
+			ret = ulsm_txn_store_ptr(t, ULSM_STAGE_TARGETS,
+						 ULSM_AFTER, &s->hl, p->hl[i]);
 	}
-}
-
-/* Queue the slots' calls from their targets now to @fn (NULL: none). */
-static int queue_calls(struct lsm_static_call **slot, void **fn, int n,
-		       struct ulsm_batch *b)
-{
-	bool first;
-	int ret = 0;
-
-	for (int i = 0; i < n && !ret; i++)
-		if (arch_protocol != ULSM_PROTO_NONE)
-			ret = ulsm_call_queue(slot[i]->key,
-					(uintptr_t)slot[i]->trampoline,
-					fn ? fn[i] : NULL, b, &first,
-					&ulsm_kind_hook_site);
+	if (!ret)
+		ret = ulsm_lsm_plan_queue_entries(p, t);
 	return ret;
 }
 
-static void store_targets(struct lsm_static_call **slot, void **fn, int n)
+/* Apply @p in one transaction; all or nothing. Framework lock held. */
+static int plan_apply(struct slot_plan *p)
 {
-	for (int i = 0; i < n; i++)
-		__atomic_store_n(&slot[i]->key->func, fn ? fn[i] : NULL,
-				 __ATOMIC_RELEASE);
+	struct ulsm_txn t = ULSM_TXN_INIT;
+	int ret = ulsm_update_lock();
+
+	if (ret)
+		return ret;
+	ret = ulsm_lsm_plan_queue(p, &t);
+	if (!ret)
+		ret = ulsm_txn_commit(&t);
+	ulsm_txn_free(&t);
+	ulsm_unlock();
+	return ret;
 }
 
 /*
- * Where the protocol makes one word at a time atomic (aarch64), a thread
- * may see a slot's key turned on before it sees the slot's trampoline or
- * call site aimed at the new callback: the old target, for an empty slot
- * the trampoline's "ret", returns the hook's first argument as its
- * result. So there the calls go first, in a batch of their own, whose end
- * (cache maintenance, then a core sync) every thread has passed before
- * the keys change. The breakpoint protocol (x86-64) shows a whole batch
- * at once (a thread meets the breakpoint on every site, or the new
- * instruction), so one batch is enough there.
- */
-static bool calls_first(void)
-{
-	return arch_protocol == ULSM_PROTO_ATOMIC_WORD;
-}
-
-/*
- * Fill @n planned slots: static calls, then the keys and the hooks'
- * entries, in one batch (two where calls_first()). The targets are stored
- * before the batch: the trampolines' indirect form jumps through them,
- * and so do the entries' stubs (an entry that reaches a new slot
- * mid-batch, or a callback out of rel32 reach). All or nothing: on
- * failure the slots are as they were (off, with no target), or, if even
- * the calls' undo failed, off with their new target, which nothing
- * reaches and from which the next change starts.
+ * Fill @n planned slots with their callbacks @fn, owned by @hl: the slot
+ * calls, their owners, the keys and the hooks' entries, in one
+ * transaction. The targets are stored before the stage of targets: the
+ * trampolines' indirect form jumps through them, and so do the entries'
+ * stubs (an entry that reaches a new slot mid-change, or a callback out
+ * of rel32 reach). All or nothing: on failure the slots are as they were.
  */
 static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
-		      void **fn, int n)
+		      void **fn, struct security_hook_list **hl, int n)
 {
-	struct ulsm_batch b = ULSM_BATCH_INIT;
 	struct slot_plan plan;
-	bool calls_done = false;
 	int ret;
 
 	if (ulsm_lsm_plan_begin(&plan, set))
 		return -ENOMEM;
-	plan.fn = ulsm_calloc(plan.n + 1, sizeof(*plan.fn));
-	if (!plan.fn) {
-		ulsm_lsm_plan_end(&plan);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < n; i++) {
-		plan.on[plan_index(&plan, slot[i])] = true;
-		plan.fn[plan_index(&plan, slot[i])] = fn[i];
-	}
-	ret = ulsm_update_lock();
-	if (ret)
-		goto out;
-	ret = queue_calls(slot, fn, n, &b);
-	if (!ret && calls_first()) {
-		store_targets(slot, fn, n);
-		ret = ulsm_batch_apply(&b);
-		if (ret)
-			store_targets(slot, NULL, n);
-		calls_done = !ret;
-		ulsm_batch_free(&b);
+	ret = ulsm_lsm_plan_targets(&plan);
+	for (int i = 0; i < n && !ret; i++) {
+		size_t idx = plan_index(&plan, slot[i]);
+
+		plan.on[idx] = true;
+		plan.fn[idx] = fn[i];
+		plan.hl[idx] = hl[i];
 	}
 	if (!ret)
-		ret = ulsm_lsm_plan_queue(&plan, &b);
-	if (!ret) {
-		store_targets(slot, fn, n);
-		ret = ulsm_batch_apply(&b);
-		if (!ret)
-			ulsm_lsm_plan_commit(&plan);
-	}
-	if (ret && calls_done) {
-		/* The keys did not change: take the calls back. */
-		struct ulsm_batch undo = ULSM_BATCH_INIT;
-
-		if (!queue_calls(slot, NULL, n, &undo) &&
-		    !ulsm_batch_apply(&undo))
-			store_targets(slot, NULL, n);
-		ulsm_batch_free(&undo);
-	} else if (ret) {
-		store_targets(slot, NULL, n);
-	}
-	ulsm_unlock();
-out:
-	ulsm_batch_free(&b);
+		ret = plan_apply(&plan);
 	ulsm_lsm_plan_end(&plan);
 	return ret;
 }
@@ -222,6 +182,7 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 {
 	const struct lsm_position *place;
 	struct lsm_static_call **slot;
+	struct security_hook_list **hl;
 	void **fn;
 	int ret = 0;
 
@@ -239,7 +200,8 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 	}
 	slot = ulsm_calloc((size_t)count + 1, sizeof(*slot));
 	fn = ulsm_calloc((size_t)count + 1, sizeof(*fn));
-	if (!slot || !fn) {
+	hl = ulsm_calloc((size_t)count + 1, sizeof(*hl));
+	if (!slot || !fn || !hl) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -270,17 +232,16 @@ ULSM_API int ulsm_security_add_hooks(struct ulsm_hook_set *set,
 		}
 		slot[i] = &s[j];
 		fn[i] = hooks[i].hook.lsm_callback;
+		hl[i] = &hooks[i];
+		/* Read through the slot's owner, which the filling publishes. */
+		hooks[i].lsmid = lsmid;
 	}
-	ret = fill_slots(set, slot, fn, count);
-	if (!ret)
-		for (int i = 0; i < count; i++) {
-			hooks[i].lsmid = lsmid;
-			slot[i]->hl = &hooks[i];
-		}
+	ret = fill_slots(set, slot, fn, hl, count);
 out:
 	ulsm_lsm_unlock();
 	ulsm_free(slot);
 	ulsm_free(fn);
+	ulsm_free(hl);
 	return ret;
 }
 
@@ -292,7 +253,6 @@ static bool owned_by(const struct lsm_static_call *s, const char *name)
 int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 			   bool on)
 {
-	struct ulsm_batch b = ULSM_BATCH_INIT;
 	struct slot_plan plan = { 0 };
 	int ret = ulsm_lsm_plan_begin(&plan, set);
 
@@ -300,16 +260,7 @@ int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 		if (owned_by(&set->table[i], name))
 			plan.on[i] = on;
 	if (!ret)
-		ret = ulsm_update_lock();
-	if (!ret) {
-		ret = ulsm_lsm_plan_queue(&plan, &b);
-		if (!ret)
-			ret = ulsm_batch_apply(&b);
-		if (!ret)
-			ulsm_lsm_plan_commit(&plan);
-		ulsm_unlock();
-	}
-	ulsm_batch_free(&b);
+		ret = plan_apply(&plan);
 	ulsm_lsm_plan_end(&plan);
 	return ret;
 }

@@ -82,3 +82,12 @@ struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
 			return m;
 	return NULL;
 }
+
+struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st)
+{
+	for (struct lsm_info *m = st->modules; m; m = m->next)
+		if (m->ulsm_state == MOD_ACTIVE &&
+		    (m->flags & LSM_FLAG_EXCLUSIVE))
+			return m;
+	return NULL;
+}

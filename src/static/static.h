@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * src/static/static.h - static keys and static calls, for the layers above
- * them (src/lsm/, start-up and the dump). Never installed.
+ * them (src/lsm/, src/trace/, start-up and the dump). Never installed.
  *
  * Keys and calls are clients of the engine: each defines kinds of site
  * (a key's branch sites; a call's trampoline and its call sites), which
- * start-up registers with the engine, and queues its sites' changes into
- * the engine's batches. A layer above may
+ * start-up registers with the engine, and adds its sites' changes, and
+ * the stores of its counts and targets, to the engine's one transaction
+ * (struct ulsm_txn). A layer above may
  *
- *   - queue key and call changes into a batch of its own, to move many
+ *   - add key and call changes to a transaction of its own, to move many
  *     keys and calls in one all-or-nothing update (ulsm_key_queue,
  *     ulsm_call_queue);
  *   - add sites of its own to a call's key, which follow the call's
@@ -33,26 +34,38 @@ extern const struct ulsm_site_kind ulsm_kind_key_site;	/* src/static/static_key.
 extern const struct ulsm_site_kind ulsm_kind_trampoline; /* src/static/static_call.c */
 extern const struct ulsm_site_kind ulsm_kind_call_site;	/* src/static/static_call.c */
 
-/* --- queueing updates into a caller's batch ---------------------------- */
+/* --- adding changes to a transaction ---------------------------------- */
 
 /*
- * Add the sites of @key to @b, moving them from state @from to @to.
- * Caller holds the patch lock, applies the batch, then sets the count.
+ * The stage of a key turned on or off, as the public API sees keys: on
+ * means the code it guards runs (docs/patching-protocol.md, "Stages").
+ * A layer whose key means the opposite (the hook framework's tail keys,
+ * on: the walk ends) names the stage itself.
  */
-int ulsm_key_queue(struct static_key *key, bool from, bool to,
-		   struct ulsm_batch *b);
+static inline enum ulsm_stage ulsm_key_stage(bool on)
+{
+	return on ? ULSM_STAGE_GUARDS_ON : ULSM_STAGE_GUARDS_OFF;
+}
 
 /*
- * Add the change of trampoline @tramp from @key->func to @func to @b, and
- * of every site that follows @key's target, except those of kind @skip
- * (NULL: none), which the caller queues itself. *func_first says whether
- * @key->func must be stored before the batch is applied (the indirect
- * form, or a follower that reads it) rather than after. Caller holds the
- * patch lock.
+ * Add to @t: @key's count becomes @count, stored after @stage; if that
+ * turns the key on or off, every site of the key moves in @stage. The
+ * caller has checked the key (ulsm_key_check). Patch lock held.
  */
-int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
-		    struct ulsm_batch *b, bool *func_first,
-		    const struct ulsm_site_kind *skip);
+int ulsm_key_queue(struct ulsm_txn *t, struct static_key *key, int count,
+		   enum ulsm_stage stage);
+
+/*
+ * Add to @t: static call @key retargeted to @func, in
+ * ULSM_STAGE_TARGETS: its trampoline @tramp (NULL: a call without code
+ * of its own, a pointer, as on the generic back end), every site that
+ * follows its target but those of kind @skip (NULL: none), which the
+ * caller adds itself, and the store of @func (before the code when a
+ * site reads it meanwhile: the indirect form, a follower's stub).
+ * Nothing when @func is the target already. Patch lock held.
+ */
+int ulsm_call_queue(struct ulsm_txn *t, struct static_call_key *key,
+		    void *tramp, void *func, const struct ulsm_site_kind *skip);
 
 /*
  * How many call sites @key has (its followers' calls included), and in
@@ -68,25 +81,21 @@ int ulsm_call_sites_count(const struct static_call_key *key, int *direct);
 int ulsm_key_check(const struct static_key *key, const char *what);
 int ulsm_call_check(const struct static_call_key *key, const char *what);
 
-/* Publish a key's count or a call's target (release), patch lock held. */
-void ulsm_key_set_count(struct static_key *key, int n);
-void ulsm_call_set_func(struct static_call_key *key, void *func);
-
 /* --- sites that follow a static call's target -------------------------- */
 
 /*
  * The ops of a kind whose sites are registered under a static call's key
  * and follow its target (the hook framework's entries).
- * @retarget:   the key's target changes from @from to @to: queue the
- *              change of site @s into @b, if it has one
+ * @retarget:   the key's target changes from @from to @to: add the
+ *              change of site @s to @t (ULSM_STAGE_TARGETS), if it has one
  * @callee:     if @s is a call of the key's target (counted among its call
  *              sites), 1 with its current callee in *callee, else 0
- * @reads_func: the kind's sites may call through the key's func while a
- *              batch is applied: it is stored before the batch
+ * @reads_func: the kind's sites may call through the key's func while
+ *              their stage is applied: it is stored before that stage
  */
 struct ulsm_call_follower {
 	int (*retarget)(const struct ulsm_site *s, const void *from,
-			const void *to, struct ulsm_batch *b);
+			const void *to, struct ulsm_txn *t);
 	int (*callee)(const struct ulsm_site *s, uintptr_t *callee);
 	bool reads_func;
 };

@@ -8,13 +8,16 @@
  * trampoline is always encode(key->func); anything else means someone else
  * changed it (-EILSEQ).
  *
- * Order of the two writes in an update:
- *   - to the indirect form (jmp *key.func): store func first, then patch,
- *     so the instruction never jumps through a stale pointer once there;
- *   - from indirect to indirect: only the store; an aligned 8-byte store is
- *     seen whole, and the instruction does not change;
- *   - otherwise: patch, then store (a thread still running the indirect
- *     form meanwhile goes to the old target, which is allowed mid-update).
+ * Order of the two writes in an update (the transaction's stores,
+ * src/engine/txn.c, in the stage of the trampoline and its call sites):
+ *   - to the indirect form (jmp *key.func): func stored first, then the
+ *     code, so the instruction never jumps through a stale pointer once
+ *     there;
+ *   - from indirect to indirect: only the store; an aligned 8-byte store
+ *     is seen whole, and the instruction does not change;
+ *   - otherwise: the code, then the store (a thread still running the
+ *     indirect form meanwhile goes to the old target, which is allowed
+ *     mid-update).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -72,9 +75,7 @@ static int collect_trampoline(struct ulsm_collect *c, const void *record)
 	s->kind = &ulsm_kind_trampoline;
 	c->n++;
 	/* Compiled as "jmp func@PLT": go straight to the target. */
-	if (memcmp(cur.bytes, want.bytes, want.len))
-		return ulsm_batch_add(c->batch, tramp, &cur, &want);
-	return 0;
+	return ulsm_txn_code(c->txn, ULSM_STAGE_TARGETS, tramp, &cur, &want);
 }
 
 const struct ulsm_site_kind ulsm_kind_trampoline = {
@@ -82,16 +83,6 @@ const struct ulsm_site_kind ulsm_kind_trampoline = {
 	.table = ULSM_TABLE_CALL,
 	.collect = collect_trampoline,
 };
-
-static void set_func(struct static_call_key *key, void *func)
-{
-	__atomic_store_n(&key->func, func, __ATOMIC_RELEASE);
-}
-
-void ulsm_call_set_func(struct static_call_key *key, void *func)
-{
-	set_func(key, func);
-}
 
 int ulsm_call_check(const struct static_call_key *key, const char *what)
 {
@@ -235,14 +226,14 @@ static int collect_call_site(struct ulsm_collect *c, const void *record)
 	ret = arch_encode_call(site, tramp, &cur);
 	if (!ret)
 		ret = site_insn(s, key->func, &want);
-	if (!ret && memcmp(cur.bytes, want.bytes, want.len))
-		ret = ulsm_batch_add(c->batch, site, &cur, &want);
+	if (!ret)
+		ret = ulsm_txn_code(c->txn, ULSM_STAGE_TARGETS, site, &cur, &want);
 	return ret;
 }
 
 /* A call site follows its key's target: the call site kind's ops. */
 static int call_site_retarget(const struct ulsm_site *s, const void *from,
-			      const void *to, struct ulsm_batch *b)
+			      const void *to, struct ulsm_txn *t)
 {
 	struct ulsm_insn old, new;
 	int ret;
@@ -250,8 +241,8 @@ static int call_site_retarget(const struct ulsm_site *s, const void *from,
 	ret = site_insn(s, from, &old);
 	if (!ret)
 		ret = site_insn(s, to, &new);
-	if (!ret && memcmp(old.bytes, new.bytes, old.len))
-		ret = ulsm_batch_add(b, s->addr, &old, &new);
+	if (!ret)
+		ret = ulsm_txn_code(t, ULSM_STAGE_TARGETS, s->addr, &old, &new);
 	return ret;
 }
 
@@ -282,7 +273,7 @@ static const struct ulsm_call_follower *follower(const struct ulsm_site *s)
 
 struct sites_arg {
 	const void *from, *to;
-	struct ulsm_batch *b;
+	struct ulsm_txn *txn;
 	const struct ulsm_site_kind *skip;
 	bool reads_func;
 };
@@ -295,18 +286,23 @@ static int queue_site(const struct ulsm_site *s, void *arg)
 	if (!f || s->kind == a->skip)
 		return 0;
 	a->reads_func |= f->reads_func;
-	return f->retarget(s, a->from, a->to, a->b);
+	return f->retarget(s, a->from, a->to, a->txn);
 }
 
-int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
-		    struct ulsm_batch *b, bool *func_first,
-		    const struct ulsm_site_kind *skip)
+static int any_tramp(const struct ulsm_site *s, void *arg)
+{
+	(void)arg;
+	return s->kind == &ulsm_kind_trampoline;
+}
+
+/* The trampoline's change, if it has one; *@first: store the target first. */
+static int queue_tramp(struct ulsm_txn *t, struct static_call_key *key,
+		       uintptr_t tramp, void *func, bool *first)
 {
 	const struct ulsm_site *site = ulsm_registry_find(tramp);
 	struct ulsm_insn old, new, cur;
 	int ret, old_form, new_form, cur_form;
 
-	*func_first = false;
 	if (!site || site->kind != &ulsm_kind_trampoline)
 		return ulsm_error(-ENOENT, "static_call_update: %#lx is not a "
 				  "registered trampoline", (unsigned long)tramp);
@@ -324,54 +320,51 @@ int ulsm_call_queue(struct static_call_key *key, uintptr_t tramp, void *func,
 	if (ret)
 		return ulsm_error(ret, "static_call_update: %p is out of the "
 				  "trampoline's reach", func);
-	if (!memcmp(old.bytes, new.bytes, old.len)) {
+	/* The indirect form jumps through the key: the target goes first. */
+	*first = new_form == ULSM_SC_FORM_INDIRECT;
+	if (!memcmp(old.bytes, new.bytes, old.len) &&
+	    memcmp((const void *)tramp, old.bytes, old.len))
 		/* Same instruction (indirect to indirect): a store is enough. */
-		if (memcmp((const void *)tramp, old.bytes, old.len))
-			return ulsm_error(-EILSEQ, "static_call_update: "
-					  "trampoline %#lx does not hold the "
-					  "expected instruction; nothing written",
-					  (unsigned long)tramp);
-	} else {
-		*func_first = new_form == ULSM_SC_FORM_INDIRECT;
-		ret = ulsm_batch_add(b, tramp, &old, &new);
-		if (ret)
-			return ret;
-	}
+		return ulsm_error(-EILSEQ, "static_call_update: trampoline "
+				  "%#lx does not hold the expected instruction; "
+				  "nothing written", (unsigned long)tramp);
+	return ulsm_txn_code(t, ULSM_STAGE_TARGETS, tramp, &old, &new);
+}
+
+int ulsm_call_queue(struct ulsm_txn *t, struct static_call_key *key,
+		    void *tramp, void *func, const struct ulsm_site_kind *skip)
+{
+	struct sites_arg arg = { key->func, func, t, skip, false };
+	bool first = false;
+	int ret = 0;
+
+	if (tramp)
+		ret = queue_tramp(t, key, (uintptr_t)tramp, func, &first);
+	if (ret || key->func == func)
+		return ret;	/* checked, and nothing to change */
+	if (!tramp && ulsm_registry_for_key(key, any_tramp, NULL))
+		ret = ulsm_error(-EINVAL, "static_call_update: key %p has a "
+				 "trampoline, and none was given",
+				 (const void *)key);
 	/*
-	 * The call sites and other followers, in the same batch (their own
+	 * The call sites and other followers, in the same stage (their own
 	 * checks in step 0). A follower that calls through the key when it
 	 * emulates a call mid-patch, or reaches a target out of rel32 reach
 	 * (hook entries), needs the new target stored first.
 	 */
-	struct sites_arg arg = { key->func, func, b, skip, false };
-
-	ret = ulsm_registry_for_key(key, queue_site, &arg);
-	*func_first |= arg.reads_func;
-	return ret;
-}
-
-static int update_locked(struct static_call_key *key, uintptr_t tramp,
-			 void *func)
-{
-	struct ulsm_batch b = ULSM_BATCH_INIT;
-	void *old_func = key->func;
-	bool first;
-	int ret;
-
-	ret = ulsm_call_queue(key, tramp, func, &b, &first, NULL);
-	if (!ret) {
-		if (first)
-			set_func(key, func);
-		ret = ulsm_batch_apply(&b);
-		set_func(key, ret ? old_func : func);
-	}
-	ulsm_batch_free(&b);
+	if (!ret)
+		ret = ulsm_registry_for_key(key, queue_site, &arg);
+	if (!ret)
+		ret = ulsm_txn_store_ptr(t, ULSM_STAGE_TARGETS,
+					 first || arg.reads_func ? ULSM_BEFORE :
+					 ULSM_AFTER, &key->func, func);
 	return ret;
 }
 
 ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
 				  void *func)
 {
+	struct ulsm_txn t = ULSM_TXN_INIT;
 	int ret;
 
 	if (!key)
@@ -382,10 +375,11 @@ ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
 	if (ret)
 		return ret;
 	ret = ulsm_call_check(key, "static_call_update");
-	if (!ret && arch_protocol == ULSM_PROTO_NONE)
-		set_func(key, func);	/* the pointer is all there is */
-	else if (!ret)
-		ret = update_locked(key, (uintptr_t)tramp, func);
+	if (!ret)
+		ret = ulsm_call_queue(&t, key, tramp, func, NULL);
+	if (!ret)
+		ret = ulsm_txn_commit(&t);
+	ulsm_txn_free(&t);
 	ulsm_unlock();
 	return ret;
 }
@@ -398,7 +392,8 @@ ULSM_API int ulsm_static_call_form(const struct static_call_key *key)
 
 	if (!key)
 		return ulsm_error(-EINVAL, "ulsm_static_call_form: NULL key");
-	if (arch_protocol == ULSM_PROTO_NONE)
+	/* No code of its own: a pointer, loaded by every caller. */
+	if (!ulsm_caps()->patches_code)
 		return ULSM_SC_FORM_POINTER;
 	ulsm_config_init();
 	ret = ulsm_lock();
@@ -453,8 +448,6 @@ ULSM_API int ulsm_static_call_sites(const struct static_call_key *key,
 		return ulsm_error(-EINVAL, "ulsm_static_call_sites: NULL key");
 	if (direct)
 		*direct = 0;
-	if (arch_protocol == ULSM_PROTO_NONE)
-		return 0;
 	ulsm_config_init();
 	ret = ulsm_lock();
 	if (ret)

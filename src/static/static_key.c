@@ -10,9 +10,10 @@
  * site is derived from the count, and any other bytes there mean someone
  * else changed the code (-EILSEQ).
  *
- * The count is stored after the sites are patched (release): who reads the
- * count as enabled will also find every site enabled. On the generic back
- * end the count is all there is.
+ * The count is stored after the sites are patched (release), in the same
+ * transaction (src/engine/txn.c): who reads the count as enabled will
+ * also find every site enabled. On the generic back end the count is all
+ * there is.
  */
 #include <errno.h>
 #include <limits.h>
@@ -73,7 +74,8 @@ static int collect_key_site(struct ulsm_collect *c, const void *record)
 		return 0;
 	ret = arch_encode_branch(s->addr, s->target, want, &new);
 	if (!ret)
-		ret = ulsm_batch_add(c->batch, s->addr, &old, &new);
+		ret = ulsm_txn_code(c->txn, ulsm_key_stage(want ^ s->branch),
+				    s->addr, &old, &new);
 	return ret;
 }
 
@@ -114,14 +116,15 @@ static int refuse_claimed(const struct static_key *key, const char *what)
 			  "changes the key");
 }
 
-struct key_batch_arg {
-	struct ulsm_batch *batch;
+struct key_txn_arg {
+	struct ulsm_txn *txn;
 	bool from, to;
+	enum ulsm_stage stage;
 };
 
 static int add_site(const struct ulsm_site *s, void *argp)
 {
-	struct key_batch_arg *arg = argp;
+	struct key_txn_arg *arg = argp;
 	struct ulsm_insn old, new;
 	int ret;
 
@@ -132,33 +135,39 @@ static int add_site(const struct ulsm_site *s, void *argp)
 	if (ret)
 		return ulsm_error(ret, "site %#lx: cannot encode its jump",
 				  (unsigned long)s->addr);
-	return ulsm_batch_add(arg->batch, s->addr, &old, &new);
+	return ulsm_txn_code(arg->txn, arg->stage, s->addr, &old, &new);
 }
 
-int ulsm_key_queue(struct static_key *key, bool from, bool to,
-		   struct ulsm_batch *b)
+int ulsm_key_queue(struct ulsm_txn *t, struct static_key *key, int count,
+		   enum ulsm_stage stage)
 {
-	struct key_batch_arg arg = { b, from, to };
+	struct key_txn_arg arg = { t, key->enabled > 0, count > 0, stage };
+	int ret = 0;
 
-	return ulsm_registry_for_key(key, add_site, &arg);
-}
-
-/* Move every site of @key from state @from to @to, as one batch. */
-static int key_patch(struct static_key *key, bool from, bool to)
-{
-	struct ulsm_batch b = ULSM_BATCH_INIT;
-	int ret;
-
-	ret = ulsm_key_queue(key, from, to, &b);
+	/* Sites move only when the key crosses zero. */
+	if (arg.from != arg.to)
+		ret = ulsm_registry_for_key(key, add_site, &arg);
+	/*
+	 * After the sites (release): who reads the count as enabled will
+	 * also find every site enabled.
+	 */
 	if (!ret)
-		ret = ulsm_batch_apply(&b);
-	ulsm_batch_free(&b);
+		ret = ulsm_txn_store_int(t, stage, ULSM_AFTER, &key->enabled,
+					 count);
 	return ret;
 }
 
-static void set_count(struct static_key *key, int n)
+/* The key's count becomes @count, its sites following, in one transaction. */
+static int key_set(struct static_key *key, int count)
 {
-	__atomic_store_n(&key->enabled, n, __ATOMIC_RELEASE);
+	struct ulsm_txn t = ULSM_TXN_INIT;
+	int ret;
+
+	ret = ulsm_key_queue(&t, key, count, ulsm_key_stage(count > 0));
+	if (!ret)
+		ret = ulsm_txn_commit(&t);
+	ulsm_txn_free(&t);
+	return ret;
 }
 
 /* Common entry: check the key, take the lock. */
@@ -191,26 +200,16 @@ int ulsm_key_check(const struct static_key *key, const char *what)
 	return 0;
 }
 
-void ulsm_key_set_count(struct static_key *key, int n)
-{
-	set_count(key, n);
-}
-
 ULSM_API int ulsm_static_key_slow_inc(struct static_key *key)
 {
 	int ret = key_begin(key, "static_key_slow_inc");
 
 	if (ret)
 		return ret;
-	if (key->enabled == INT_MAX) {
+	if (key->enabled == INT_MAX)
 		ret = ulsm_error(-EOVERFLOW, "static_key_slow_inc: count overflow");
-	} else if (key->enabled > 0) {
-		set_count(key, key->enabled + 1);
-	} else {
-		ret = key_patch(key, false, true);
-		if (!ret)
-			set_count(key, 1);
-	}
+	else
+		ret = key_set(key, key->enabled + 1);
 	ulsm_unlock();
 	return ret;
 }
@@ -221,16 +220,11 @@ ULSM_API int ulsm_static_key_slow_dec(struct static_key *key)
 
 	if (ret)
 		return ret;
-	if (key->enabled == 0) {
+	if (key->enabled == 0)
 		ret = ulsm_error(-EINVAL, "static_key_slow_dec: unbalanced "
 				 "decrement of a key whose count is 0");
-	} else if (key->enabled > 1) {
-		set_count(key, key->enabled - 1);
-	} else {
-		ret = key_patch(key, true, false);
-		if (!ret)
-			set_count(key, 0);
-	}
+	else
+		ret = key_set(key, key->enabled - 1);
 	ulsm_unlock();
 	return ret;
 }
@@ -241,11 +235,8 @@ ULSM_API int ulsm_static_key_enable(struct static_key *key)
 
 	if (ret)
 		return ret;
-	if (key->enabled == 0) {
-		ret = key_patch(key, false, true);
-		if (!ret)
-			set_count(key, 1);
-	}
+	if (key->enabled == 0)
+		ret = key_set(key, 1);
 	ulsm_unlock();
 	return ret;
 }
@@ -256,15 +247,12 @@ ULSM_API int ulsm_static_key_disable(struct static_key *key)
 
 	if (ret)
 		return ret;
-	if (key->enabled > 1) {
+	if (key->enabled > 1)
 		ret = ulsm_error(-EBUSY, "static_key_disable: the key is "
 				 "reference counted (count %d): use dec",
 				 key->enabled);
-	} else if (key->enabled == 1) {
-		ret = key_patch(key, true, false);
-		if (!ret)
-			set_count(key, 0);
-	}
+	else if (key->enabled == 1)
+		ret = key_set(key, 0);
 	ulsm_unlock();
 	return ret;
 }

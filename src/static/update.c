@@ -5,14 +5,12 @@
  *
  * An update is a list of changes. The commit, under the patch lock,
  * merges them (the last change of a key or call wins), checks each as the
- * single-change functions do, queues every site into one batch
- * (ulsm_key_queue, ulsm_call_queue), applies it, and only then publishes
- * the keys' counts and the calls' targets. A failure before the batch is
- * applied changes nothing; the batch itself is all-or-nothing.
- *
- * Targets that a site reads while the batch runs (an indirect trampoline,
- * a hook entry's stub) are stored before the batch and put back if it
- * fails, as static_call_update() does.
+ * single-change functions do, and adds every change to one transaction
+ * of the engine (ulsm_key_queue, ulsm_call_queue; src/engine/txn.c),
+ * which orders the sites and the stores, and undoes them on failure:
+ * keys turned off first, then the calls, then keys turned on
+ * (docs/patching-protocol.md, "Stages"), so that a key on leads to a
+ * call already retargeted.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,9 +30,6 @@ struct change {
 	void *tramp;		/* calls: the trampoline */
 	void *func;		/* calls: the new target */
 	bool on;		/* keys: the new state */
-	bool first;		/* calls: the target is stored before the batch */
-	bool noop;		/* the commit found nothing to change */
-	void *old_func;		/* calls: the target before the commit */
 	size_t seq;		/* order of recording, for "the last wins" */
 };
 
@@ -154,8 +149,8 @@ static int merge(struct ulsm_update *u)
 	return 0;
 }
 
-/* Check one change as the single-change function would, and queue it. */
-static int queue(struct change *c, struct ulsm_batch *b)
+/* Check one change as the single-change function would, and add it. */
+static int queue(const struct change *c, struct ulsm_txn *t)
 {
 	int ret;
 
@@ -170,48 +165,50 @@ static int queue(struct change *c, struct ulsm_batch *b)
 					  "reference counted (count %d): use "
 					  "static_key_slow_dec", (void *)k,
 					  k->enabled);
-		/* On and counted, or off: nothing to write. */
-		c->noop = c->on == (k->enabled > 0);
-		return c->noop ? 0 : ulsm_key_queue(k, !c->on, c->on, b);
+		/* On and counted, or off: nothing to change. */
+		if (c->on == (k->enabled > 0))
+			return 0;
+		return ulsm_key_queue(t, k, c->on, ulsm_key_stage(c->on));
 	}
 
 	struct static_call_key *key = c->obj;
 
 	ret = ulsm_call_check(key, "ulsm_update_commit");
-	c->old_func = key->func;
-	c->first = false;
-	c->noop = key->func == c->func;
-	if (ret || c->noop || arch_protocol == ULSM_PROTO_NONE)
-		return ret;	/* generic: the pointer is all there is */
-	return ulsm_call_queue(key, (uintptr_t)c->tramp, c->func, b, &c->first,
-			       NULL);
+	if (!ret)
+		ret = ulsm_call_queue(t, key, c->tramp, c->func, NULL);
+	return ret;
 }
 
 /*
- * Targets, then counts: on the generic back end a reader that sees a key
- * on (an acquire of its count) then sees the calls changed with it.
+ * Every key and call recorded is still in a loaded object's memory: the
+ * caller may have recorded one of a shared object that was unloaded
+ * since (its memory gone, or reused). Refused before anything of it is
+ * read.
  */
-static void publish(struct ulsm_update *u, bool before_batch, bool undo)
+static int check_alive(const struct ulsm_update *u)
 {
-	for (size_t i = 0; i < u->n; i++) {
-		struct change *c = &u->v[i];
+	struct ulsm_ranges r;
+	int ret = ulsm_loaded_writable(&r);
 
-		if (c->noop || c->kind != CHANGE_CALL)
-			continue;
-		if (before_batch ? c->first : (!undo || c->first))
-			ulsm_call_set_func(c->obj, undo ? c->old_func : c->func);
-	}
-	for (size_t i = 0; i < u->n && !before_batch && !undo; i++) {
-		struct change *c = &u->v[i];
+	for (size_t i = 0; !ret && i < u->n; i++) {
+		const struct change *c = &u->v[i];
+		size_t size = c->kind == CHANGE_KEY ? sizeof(struct static_key) :
+			      sizeof(struct static_call_key);
 
-		if (!c->noop && c->kind == CHANGE_KEY)
-			ulsm_key_set_count(c->obj, c->on);
+		if (!ulsm_ranges_hold(&r, c->obj, size))
+			ret = ulsm_error(-ENOENT, "ulsm_update_commit: %s %p is "
+					 "in no loaded object (was its object "
+					 "unloaded?); nothing written",
+					 c->kind == CHANGE_KEY ? "key" : "call",
+					 c->obj);
 	}
+	ulsm_ranges_free(&r);
+	return ret;
 }
 
 ULSM_API int ulsm_update_commit(struct ulsm_update *u)
 {
-	struct ulsm_batch b = ULSM_BATCH_INIT;
+	struct ulsm_txn t = ULSM_TXN_INIT;
 	size_t i;
 	int ret;
 
@@ -222,18 +219,23 @@ ULSM_API int ulsm_update_commit(struct ulsm_update *u)
 				  "could not be recorded; nothing written");
 	ulsm_config_init();
 	ulsm_clear_error();
-	ret = ulsm_update_lock();
+	/*
+	 * Before the patch lock: the dynamic linker's list is read there,
+	 * and a constructor that registers an object holds the linker's
+	 * lock while it waits for ours.
+	 */
+	ret = merge(u);
+	if (!ret)
+		ret = check_alive(u);
+	if (!ret)
+		ret = ulsm_update_lock();
 	if (ret)
 		return ret;
-	ret = merge(u);
 	for (i = 0; !ret && i < u->n; i++)
-		ret = queue(&u->v[i], &b);
-	if (!ret) {
-		publish(u, true, false);
-		ret = ulsm_batch_apply(&b);
-		publish(u, false, ret != 0);
-	}
-	ulsm_batch_free(&b);
+		ret = queue(&u->v[i], &t);
+	if (!ret)
+		ret = ulsm_txn_commit(&t);
+	ulsm_txn_free(&t);
 	ulsm_unlock();
 	return ret;
 }

@@ -7,20 +7,42 @@
 #ifndef ULSM_SRC_TRACE_H
 #define ULSM_SRC_TRACE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include <ulsm/tracepoint.h>
 
-/* One recorded event: 64 bytes, as written to the file. */
-struct ulsm_trace_event {
-	uint64_t ns;		/* CLOCK_MONOTONIC */
-	uint32_t id;		/* the tracepoint's */
-	uint32_t n;		/* words of arguments */
-	uint64_t w[6];
+/*
+ * The recorder's file, version 2 (docs/tracepoints.md has the whole
+ * layout; tools/ulsm-trace.c reads it, and version 1): a header, then
+ * records of a u32 type and a u32 length, each whole, in native byte
+ * order. The same bytes whether written by ulsm_trace_write() or sent by
+ * a stream.
+ */
+#define ULSM_TRACE_MAGIC	"ULSMTRC1"
+#define ULSM_TRACE_VERSION	2
+
+enum ulsm_trace_record {
+	ULSM_TREC_NAME = 1,	/* a tracepoint's id, name and parameters */
+	ULSM_TREC_THREAD,	/* a thread: tid, pid, name (again if renamed) */
+	ULSM_TREC_EVENTS,	/* events of a thread */
+	ULSM_TREC_LOST,		/* events of a thread lost before they were read */
+	ULSM_TREC_END,		/* nothing follows */
 };
 
-#define ULSM_TRACE_MAGIC	"ULSMTRC1"
+/* The bytes of a string argument that are kept; a longer one is cut. */
+#define ULSM_TRACE_STR_MAX	256
+/* A string argument's word, in the file: its length and what it was. */
+#define ULSM_TRACE_STR_LEN	0xfffu		/* bytes that follow */
+#define ULSM_TRACE_STR_CUT	(1u << 12)	/* it was longer */
+#define ULSM_TRACE_STR_NULL	(1u << 13)	/* a NULL pointer */
+#define ULSM_TRACE_STR_LOST	(1u << 14)	/* overwritten before read */
+/* The recorder's records are at most this long, their header included. */
+#define ULSM_TRACE_RECORD_MAX	65536
+/* The smallest @max a stream's read accepts: every record fits in it. */
+#define ULSM_TRACE_STREAM_MIN	16384
 
 /*
  * A tracepoint's name and parameters for the file, kept after its object
@@ -30,8 +52,59 @@ void ulsm_trace_names(void (*emit)(void *arg, uint32_t id,
 				    const char *name, const char *args,
 				    int nargs),
 		      void *arg);
+/*
+ * The same, waiting at most @wait_ms milliseconds for the trace lock (-1:
+ * as long as it takes): 0, or -EBUSY and nothing emitted. The recorder
+ * asks from inside a probe (wait 0: a thread that attaches may hold the
+ * lock while it waits for the probe) and at exit.
+ */
+int ulsm_trace_names_wait(void (*emit)(void *arg, uint32_t id,
+					const char *name, const char *args,
+					int nargs),
+			  void *arg, int wait_ms);
 
 /* The list of tracepoints, their state and probes, for ulsm_dump(). */
 void ulsm_trace_dump(FILE *f);
+
+/*
+ * Register the tracepoint lock's fork handlers. The start-up calls it
+ * once, after the patch lock's: handlers registered later prepare first,
+ * and this lock comes first in the lock order.
+ */
+void ulsm_trace_atfork_init(void);
+/* And the recorder's (recorder.c): a child records into rings of its own. */
+void ulsm_trace_recorder_atfork_init(void);
+
+/*
+ * A reader of the recorder's rings while threads write them (the control
+ * endpoint streams a recording over its socket, src/control/): it sends
+ * what was recorded since it was opened, as the bytes of a recording file
+ * (version 2), in pieces. Lock-free with respect to the threads that
+ * record; one stream at a time may be open (-EBUSY). One thread at a
+ * time calls a stream's functions.
+ *
+ * ulsm_trace_stream_open: from now on (events recorded before are not
+ * sent). 0, -EBUSY or -ENOMEM.
+ * ulsm_trace_stream_read: give @sink at most @max bytes (at least
+ * ULSM_TRACE_STREAM_MIN, else -EINVAL) of what is new: the file's header
+ * first; then names, threads, events and the count of events the rings
+ * overwrote before they were read, per thread; each piece given to @sink
+ * is whole records, never a record cut in two. It reads what was
+ * recorded when it was called, not what is recorded while it runs, so it
+ * ends. Events that ulsm_trace_clear() cleared are skipped, not counted
+ * as lost. Return the bytes given (0: nothing new), or a negative errno.
+ * @final: also what ends the file (the threads' names as they are now,
+ * then the end): what was recorded up to the first final read, and no
+ * more, is sent by the final reads; call it again until it returns 0.
+ * ulsm_trace_stream_close: forget the stream.
+ */
+struct ulsm_trace_stream;
+
+int ulsm_trace_stream_open(struct ulsm_trace_stream **s);
+long ulsm_trace_stream_read(struct ulsm_trace_stream *s,
+			    void (*sink)(void *arg, const void *bytes,
+					 size_t n),
+			    void *arg, size_t max, bool final);
+void ulsm_trace_stream_close(struct ulsm_trace_stream *s);
 
 #endif /* ULSM_SRC_TRACE_H */

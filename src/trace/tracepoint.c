@@ -7,7 +7,8 @@
  * read-side section. What the static call targets follows the probes:
  *
  *   none        key off, call NULL
- *   one (p)     key on, call p, data p's
+ *   one (p)     key on, call p, data p's; or, for one grace period after
+ *               the change that left p alone, call the iterator
  *   several     key on, call the iterator, which walks funcs (the data is
  *               ignored)
  *
@@ -15,31 +16,45 @@
  * loads the data and then calls, so a thread may pair an old data with a
  * new target. Each change is ordered so that every such pair is right:
  *
- *   0 -> 1      data stored, a grace period (a thread that passed the
- *               key while it was last on may have entered its section
- *               after the last detach's grace period, with the old data),
- *               then key and call in one update;
- *   1 -> 2+     funcs published, then call -> iterator (ignores data);
+ *   0 -> 1      data stored, then key and call in one update, to p. A
+ *               thread that passed the key while it was last on may enter
+ *               its section late, with the old data: if the tracepoint was
+ *               on before, the data is stored first and a grace period
+ *               passes (without the lock) before the change; if it changed
+ *               meanwhile, or the grace period failed, the call goes to
+ *               the iterator, and to p after a grace period;
+ *   1 -> 2+     call -> iterator, then funcs published (until then the
+ *               iterator calls the one probe of the old array);
  *   2+ -> 2+    funcs published;
- *   2 -> 1 (q)  funcs published, data = q's, a grace period (every thread
- *               that loaded another data has called the iterator), then
- *               call -> q; if that update fails the iterator stays, right
- *               and slower;
- *   1 -> 0      key off and call NULL in one update, then a grace period.
+ *   2 -> 1 (q)  funcs published, data = q's (the iterator stays);
+ *   1 -> 0      key off and call NULL in one update, then funcs NULL.
  *
- * An old array is freed only after a grace period, whatever the change:
- * an iterator that began before the last few changes may still read it
- * (a freed one, reused for another array, once paired a probe with
- * another's data under the stress test).
+ * A tracepoint left on its iterator with one probe gets the direct call
+ * after a grace period (every thread that loaded another data has called
+ * the iterator), unless it changed again meanwhile (its gen); if that
+ * update fails, the iterator stays, right and slower. An old array is
+ * freed only after a grace period, whatever the change: an iterator that
+ * began before the last few changes may still read it (a freed one, reused
+ * for another array, once paired a probe with another's data under the
+ * stress test).
  *
- * A detach returns after the grace period that follows the probe's last
- * publication: no thread is inside it any more. Probes attached by glob
+ * A detach returns after the grace period that follows the probe's
+ * unpublication: no thread is inside it any more. Probes attached by glob
  * are kept, and attached to tracepoints that appear later (an object
  * loaded with dlopen: its constructor adds its tracepoints here).
  *
  * One lock (trace_lock) orders every change; it is taken before the
- * update lock, and never by a probe (a probe must not attach or detach:
- * the grace period would wait for itself, -EDEADLK).
+ * update lock. It is never held across a grace period: the changes are
+ * made under it, and their grace periods (and what waits for them: the
+ * frees, the direct calls) come after it. A thread inside a read-side
+ * section (a probe, or code between ulsm_read_lock and unlock) may take
+ * it, to find a tracepoint, write the recorder's file, or load or unload
+ * an object, while another thread's grace period waits for that thread:
+ * the lock's holder never waits for it. Such a thread may not attach or
+ * detach (what follows the change would wait for itself): -EDEADLK, and
+ * nothing changed. fork(): the child gets the lock free and the lists
+ * whole (the handlers, registered by the start-up after the patch lock's,
+ * take it before the patch lock, in the lock order).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -52,6 +67,7 @@
 
 #include "base/base.h"
 #include "base/sys.h"
+#include "engine/engine.h"
 #include "trace/trace.h"
 
 /* A probe attached by glob (func NULL: the recorder). */
@@ -69,11 +85,34 @@ struct tp_name {
 	struct tp_name *next;
 };
 
+/*
+ * One tracepoint's change: its new array and the update of its site made
+ * under the lock (apply), then, after it, the grace period, the free of
+ * its old array and the direct call it may be owed (finish).
+ */
+struct change {
+	struct ulsm_tracepoint *tp;
+	struct ulsm_tp_funcs *old, *nf;	/* nf NULL: no probe left */
+	void *old_data;
+	uint32_t id;			/* tp's id and gen after the change */
+	unsigned int gen;
+	bool promote;			/* one probe, on the iterator */
+	bool settled;			/* 0 -> 1 may call directly */
+};
+
+/* A tracepoint whose data was stored before a grace period (settle). */
+struct settled {
+	struct ulsm_tracepoint *tp;
+	uint32_t id;
+	unsigned int gen;
+};
+
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ulsm_tracepoint *tracepoints;
 static struct glob_probe *globs;
 static struct tp_name *names;
 static uint32_t next_id = 1;
+static unsigned long removals;		/* tracepoints removed, ever */
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 /* strdup, through the library's allocator (fault injection). */
@@ -99,47 +138,61 @@ static int nprobes(const struct ulsm_tracepoint *tp)
 	return f ? f->n : 0;
 }
 
-static int find(const struct ulsm_tp_funcs *f, void *func, void *data)
+/* The probe as @tp lists it: func NULL is the recorder, without data. */
+static struct ulsm_tp_probe probe_of(const struct ulsm_tracepoint *tp,
+				     void *func, void *data)
+{
+	return (struct ulsm_tp_probe){ func ? func : tp->record,
+				       func ? data : NULL };
+}
+
+static int find(const struct ulsm_tp_funcs *f, struct ulsm_tp_probe p)
 {
 	for (int i = 0; f && i < f->n; i++)
-		if (f->probes[i].func == func && f->probes[i].data == data)
+		if (f->probes[i].func == p.func && f->probes[i].data == p.data)
 			return i;
 	return -1;
 }
 
-/* @f without probe @skip (-1: none), plus @add if add->func. */
-static struct ulsm_tp_funcs *funcs_new(const struct ulsm_tp_funcs *f,
-				       int skip, const struct ulsm_tp_probe *add)
+static struct ulsm_tp_funcs *funcs_alloc(int n)
 {
-	int n = f ? f->n : 0, m = 0;
-	struct ulsm_tp_funcs *nf;
+	struct ulsm_tp_funcs *f;
 
-	nf = ulsm_malloc(sizeof(*nf) + (size_t)(n + 1) * sizeof(nf->probes[0]));
-	if (!nf)
-		return NULL;
-	for (int i = 0; i < n; i++)
-		if (i != skip)
-			nf->probes[m++] = f->probes[i];
-	if (add && add->func)
-		nf->probes[m++] = *add;
-	nf->n = m;
-	return nf;
+	f = ulsm_malloc(sizeof(*f) + (size_t)n * sizeof(f->probes[0]));
+	if (f)
+		f->n = 0;
+	return f;
 }
 
-/* One update: the key on or off, the call to @func. */
-static int set_site(struct ulsm_tracepoint *tp, bool on, void *func)
+/*
+ * Plan @c: @tp's probes without probe @skip (-1: none), plus @add if
+ * given. No probe left: nf NULL.
+ */
+static int plan(struct change *c, struct ulsm_tracepoint *tp, int skip,
+		const struct ulsm_tp_probe *add)
 {
-	struct ulsm_update *u = ulsm_update_new();
-	int ret;
+	struct ulsm_tp_funcs *old = funcs_of(tp);
+	int n = old ? old->n : 0;
 
-	if (!u)
-		return ulsm_error(-ENOMEM, "tracepoint %s: no memory for an "
-				  "update", tp->name);
-	ulsm_update_key(u, &tp->key->key, on);
-	ulsm_update_call(u, tp->call, tp->tramp, func);
-	ret = ulsm_update_commit(u);
-	ulsm_update_free(u);
-	return ret;
+	*c = (struct change){ .tp = tp, .old = old };
+	if (n - (skip >= 0) + (add != NULL) == 0)
+		return 0;
+	c->nf = funcs_alloc(n + 1);
+	if (!c->nf)
+		return ulsm_error(-ENOMEM, "tracepoint %s: no memory for its "
+				  "probes", tp->name);
+	for (int i = 0; i < n; i++)
+		if (i != skip)
+			c->nf->probes[c->nf->n++] = old->probes[i];
+	if (add)
+		c->nf->probes[c->nf->n++] = *add;
+	return 0;
+}
+
+static void unplan(struct change *c, int n)
+{
+	for (int i = 0; i < n; i++)
+		ulsm_free(c[i].nf);
 }
 
 static void publish(struct ulsm_tracepoint *tp, struct ulsm_tp_funcs *f)
@@ -147,109 +200,234 @@ static void publish(struct ulsm_tracepoint *tp, struct ulsm_tp_funcs *f)
 	__atomic_store_n(&tp->funcs, f, __ATOMIC_RELEASE);
 }
 
-static int attach_locked(struct ulsm_tracepoint *tp, void *func, void *data)
+/*
+ * Make the @n planned changes, under the lock: the data each site is to
+ * pass, one update for every key and call that changes (a thousand
+ * tracepoints: one batch, three core syncs), then the new arrays. Every
+ * change adds or removes one probe, or starts from none. On failure none
+ * changed (the new arrays were never seen: freed).
+ */
+static int apply(struct change *c, int n)
 {
-	struct ulsm_tp_funcs *old = funcs_of(tp), *nf;
-	struct ulsm_tp_probe p = { func ? func : tp->record, func ? data : NULL };
-	int n = old ? old->n : 0, ret = 0;
+	struct ulsm_update *u = ulsm_update_new();
+	int ret = 0;
 
-	if (find(old, p.func, p.data) >= 0)
-		return -EEXIST;
-	nf = funcs_new(old, -1, &p);
-	if (!nf)
-		return ulsm_error(-ENOMEM, "tracepoint %s: no memory for its "
-				  "probes", tp->name);
-	publish(tp, nf);
-	if (n == 0) {
-		__atomic_store_n(&tp->data, p.data, __ATOMIC_RELAXED);
-		/*
-		 * A thread that passed the key while it was last on may have
-		 * entered its section after the last detach's grace period,
-		 * and loaded the old data: it must be out before the call
-		 * targets the new probe.
-		 */
-		if (tp->was_on)
-			ret = ulsm_synchronize();
-		if (!ret)
-			ret = set_site(tp, true, p.func);
-		tp->was_on = tp->was_on || !ret;
-	} else if (n == 1) {
-		ret = set_site(tp, true, tp->iter);
+	if (!u) {
+		unplan(c, n);
+		return ulsm_error(-ENOMEM, "tracepoint %s: no memory for an "
+				  "update", n ? c[0].tp->name : "");
 	}
+	for (int i = 0; i < n; i++) {
+		struct ulsm_tracepoint *tp = c[i].tp;
+		int from = c[i].old ? c[i].old->n : 0;
+		int to = c[i].nf ? c[i].nf->n : 0;
+		void *call = __atomic_load_n(&tp->call->func,
+					     __ATOMIC_RELAXED);
+
+		c[i].old_data = __atomic_load_n(&tp->data, __ATOMIC_RELAXED);
+		/*
+		 * The data changes only where the site's call ignores it: off
+		 * (0 -> 1), or the iterator (2+ -> 1).
+		 */
+		if (to == 1 && from != 1)
+			__atomic_store_n(&tp->data, c[i].nf->probes[0].data,
+					 __ATOMIC_RELAXED);
+		if (to == 0) {
+			ulsm_update_key(u, &tp->key->key, false);
+			ulsm_update_call(u, tp->call, tp->tramp, NULL);
+		} else if (from == 0) {
+			bool direct = to == 1 && (!tp->was_on || c[i].settled);
+
+			ulsm_update_key(u, &tp->key->key, true);
+			ulsm_update_call(u, tp->call, tp->tramp, direct ?
+					 c[i].nf->probes[0].func : tp->iter);
+			c[i].promote = to == 1 && !direct;
+		} else if (to == 1) {
+			c[i].promote = true;	/* from 2+: the iterator */
+		} else if (call != tp->iter) {
+			ulsm_update_call(u, tp->call, tp->tramp, tp->iter);
+		}
+	}
+	if (ulsm_update_count(u))
+		ret = ulsm_update_commit(u);
+	ulsm_update_free(u);
 	if (ret) {
-		/* Nothing patched: no thread saw the new array. */
-		publish(tp, old);
-		ulsm_free(nf);
+		for (int i = 0; i < n; i++)
+			__atomic_store_n(&c[i].tp->data, c[i].old_data,
+					 __ATOMIC_RELAXED);
+		unplan(c, n);
 		return ret;
 	}
-	/*
-	 * The old array may still be read by an iterator that began before
-	 * the last change (also with one probe now: the iterator of the
-	 * state before it). Freed after a grace period; if that fails, kept.
-	 */
-	if (old && !ulsm_synchronize())
-		ulsm_free(old);
+	for (int i = 0; i < n; i++) {
+		struct ulsm_tracepoint *tp = c[i].tp;
+
+		publish(tp, c[i].nf);
+		tp->was_on = tp->was_on || c[i].nf;
+		c[i].id = tp->id;
+		c[i].gen = ++tp->gen;
+	}
 	return 0;
 }
 
-static int detach_locked(struct ulsm_tracepoint *tp, void *func, void *data)
+/* Is @c's tracepoint still loaded, unchanged since @c? Under the lock. */
+static bool unchanged(const struct change *c, unsigned long removals_then)
 {
-	struct ulsm_tp_funcs *old = funcs_of(tp), *nf = NULL;
-	int i = find(old, func ? func : tp->record, func ? data : NULL), ret;
+	if (removals != removals_then) {
+		struct ulsm_tracepoint *tp = tracepoints;
 
-	if (i < 0)
-		return -ENOENT;
-	if (old->n == 1) {
-		ret = set_site(tp, false, NULL);
-		if (ret)
-			return ret;
-		publish(tp, NULL);
-	} else {
-		nf = funcs_new(old, i, NULL);
-		if (!nf)
-			return ulsm_error(-ENOMEM, "tracepoint %s: no memory for "
-					  "its probes", tp->name);
-		publish(tp, nf);
-		if (nf->n == 1)
-			__atomic_store_n(&tp->data, nf->probes[0].data,
-					 __ATOMIC_RELAXED);
+		/* Its object may be gone: look before reading. */
+		while (tp && tp != c->tp)
+			tp = tp->next;
+		if (!tp)
+			return false;
 	}
+	return c->tp->id == c->id && c->tp->gen == c->gen &&
+	       __atomic_load_n(&c->tp->call->func, __ATOMIC_RELAXED) ==
+	       c->tp->iter;
+}
+
+/*
+ * After the lock: the grace period (if @wait, or if an old array or a
+ * direct call waits for it), then the frees and the direct calls.
+ * Return: 0, or the error of the grace period (the old arrays are kept,
+ * the iterators stay).
+ */
+static int finish(struct change *c, int n, unsigned long removals_then,
+		  bool wait)
+{
+	struct ulsm_update *u;
+	bool promote = false;
+	int ret;
+
+	for (int i = 0; i < n; i++) {
+		wait = wait || c[i].old;
+		promote = promote || c[i].promote;
+	}
+	if (!wait && !promote)
+		return 0;
 	ret = ulsm_synchronize();
 	if (ret)
-		return ret;	/* detached, but its threads are not known:
-				   the old array is kept */
-	ulsm_free(old);
-	/* Back to the direct call; the iterator stays if this fails. */
-	if (nf && nf->n == 1 && set_site(tp, true, nf->probes[0].func))
-		ulsm_clear_error();
+		return ret;
+	for (int i = 0; i < n; i++)
+		ulsm_free(c[i].old);
+	if (!promote)
+		return 0;
+	u = ulsm_update_new();
+	if (!u)
+		return 0;	/* the iterators stay */
+	pthread_mutex_lock(&trace_lock);
+	for (int i = 0; i < n; i++)
+		if (c[i].promote && unchanged(&c[i], removals_then))
+			ulsm_update_call(u, c[i].tp->call, c[i].tp->tramp,
+					 c[i].nf->probes[0].func);
+	if (ulsm_update_count(u) && ulsm_update_commit(u))
+		ulsm_clear_error();	/* the iterators stay */
+	pthread_mutex_unlock(&trace_lock);
+	ulsm_update_free(u);
 	return 0;
+}
+
+/*
+ * An attach to a tracepoint that has no probe but had one would go through
+ * the iterator (0 -> 1 above), and cost a second update after the grace
+ * period. Instead, before the change: store the probe's data now (the
+ * site ignores it while off), wait for a grace period without the lock
+ * (settle_wait), and if the tracepoint has not changed meanwhile, its late
+ * readers are gone: the change calls the probe directly, in one update.
+ */
+static bool settle_begin(struct settled *s, struct ulsm_tracepoint *tp,
+			 struct ulsm_tp_probe p)
+{
+	if (funcs_of(tp) || !tp->was_on)
+		return false;
+	__atomic_store_n(&tp->data, p.data, __ATOMIC_RELAXED);
+	*s = (struct settled){ tp, tp->id, ++tp->gen };
+	return true;
+}
+
+/* Called with the lock, returns with it: how many of @n are settled. */
+static int settle_wait(int n)
+{
+	if (!n)
+		return 0;
+	pthread_mutex_unlock(&trace_lock);
+	if (ulsm_synchronize()) {
+		ulsm_clear_error();
+		n = 0;		/* then through the iterator */
+	}
+	pthread_mutex_lock(&trace_lock);
+	return n;
+}
+
+/* Is @tp (loaded) among the @n settled, unchanged since? */
+static bool is_settled(const struct settled *s, int n,
+		       const struct ulsm_tracepoint *tp)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i].tp == tp)
+			return s[i].id == tp->id && s[i].gen == tp->gen;
+	return false;
+}
+
+static int refuse_inside(const char *what)
+{
+	return ulsm_error(-EDEADLK, "%s: called from inside a read-side "
+			  "section (a probe?): the grace period that follows "
+			  "would wait for it", what);
 }
 
 ULSM_API int tracepoint_probe_register(struct ulsm_tracepoint *tp,
 				       void *probe, void *data)
 {
-	int ret;
+	struct ulsm_tp_probe p = { probe, data };
+	unsigned long removals_then;
+	struct settled s;
+	struct change c;
+	int ret, ns;
 
 	if (!tp || !probe)
 		return ulsm_error(-EINVAL, "tracepoint_probe_register: NULL %s",
 				  tp ? "probe" : "tracepoint");
+	if (ulsm_read_inside())
+		return refuse_inside("tracepoint_probe_register");
 	pthread_mutex_lock(&trace_lock);
-	ret = attach_locked(tp, probe, data);
+	ns = settle_wait(settle_begin(&s, tp, p));
+	if (find(funcs_of(tp), p) >= 0) {
+		ret = -EEXIST;
+	} else if (!(ret = plan(&c, tp, -1, &p))) {
+		c.settled = is_settled(&s, ns, tp);
+		ret = apply(&c, 1);
+	}
+	removals_then = removals;
 	pthread_mutex_unlock(&trace_lock);
+	if (!ret && finish(&c, 1, removals_then, false))
+		ulsm_clear_error();	/* attached; its old array is kept */
 	return ret;
 }
 
 ULSM_API int tracepoint_probe_unregister(struct ulsm_tracepoint *tp,
 					 void *probe, void *data)
 {
-	int ret;
+	struct ulsm_tp_probe p = { probe, data };
+	unsigned long removals_then;
+	struct change c;
+	int i, ret;
 
 	if (!tp || !probe)
 		return ulsm_error(-EINVAL, "tracepoint_probe_unregister: NULL %s",
 				  tp ? "probe" : "tracepoint");
+	if (ulsm_read_inside())
+		return refuse_inside("tracepoint_probe_unregister");
 	pthread_mutex_lock(&trace_lock);
-	ret = detach_locked(tp, probe, data);
+	i = find(funcs_of(tp), p);
+	if (i < 0)
+		ret = -ENOENT;
+	else if (!(ret = plan(&c, tp, i, NULL)))
+		ret = apply(&c, 1);
+	removals_then = removals;
 	pthread_mutex_unlock(&trace_lock);
+	if (!ret)
+		ret = finish(&c, 1, removals_then, true);
 	return ret;
 }
 
@@ -258,115 +436,46 @@ static bool matches(const char *glob, const struct ulsm_tracepoint *tp)
 	return !fnmatch(glob, tp->name, 0);
 }
 
-/*
- * The tracepoints of @m that have no probe yet get @func in one update:
- * enabling a thousand of them costs one batch (three core syncs), not a
- * thousand. Each then holds its new array; on failure none changed.
- */
-static int attach_empty(struct ulsm_tracepoint **m, int n, void *func,
-			void *data)
+static struct glob_probe **glob_find(const char *glob, void *func,
+				     void *data)
 {
-	struct ulsm_tp_funcs **nf = ulsm_calloc((size_t)n + 1, sizeof(*nf));
-	struct ulsm_update *u = ulsm_update_new();
-	bool sync = false;
-	int ret = 0;
+	struct glob_probe **pp;
 
-	if (!nf || !u) {
-		ret = ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
-		goto out;
-	}
-	for (int i = 0; i < n && !ret; i++) {
-		struct ulsm_tp_probe p = { func ? func : m[i]->record,
-					   func ? data : NULL };
+	for (pp = &globs; *pp; pp = &(*pp)->next)
+		if (!strcmp((*pp)->glob, glob) && (*pp)->func == func &&
+		    (*pp)->data == data)
+			return pp;
+	return NULL;
+}
 
-		nf[i] = funcs_new(NULL, -1, &p);
-		if (!nf[i]) {
-			ret = ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
-			break;
-		}
-		__atomic_store_n(&m[i]->data, p.data, __ATOMIC_RELAXED);
-		sync |= m[i]->was_on;
-		ulsm_update_key(u, &m[i]->key->key, true);
-		ulsm_update_call(u, m[i]->call, m[i]->tramp, p.func);
-	}
-	/* As in attach_locked: late readers of an older data first. */
-	if (!ret && sync)
-		ret = ulsm_synchronize();
-	if (!ret)
-		ret = ulsm_update_commit(u);
-	for (int i = 0; i < n && !ret; i++) {
-		publish(m[i], nf[i]);
-		m[i]->was_on = true;
-	}
-	if (ret)
-		for (int i = 0; i < n; i++)
-			ulsm_free(nf[i]);
-out:
-	ulsm_update_free(u);
-	ulsm_free(nf);
-	return ret;
+/* Does a glob other than @g attach the same probe to @tp? */
+static bool kept_by_another(const struct glob_probe *g,
+			    const struct ulsm_tracepoint *tp)
+{
+	for (struct glob_probe *o = globs; o; o = o->next)
+		if (o != g && o->func == g->func && o->data == g->data &&
+		    matches(o->glob, tp))
+			return true;
+	return false;
 }
 
 /*
- * Attach @func to every tracepoint that matches @glob: those without a
- * probe in one update, the others one by one. Returns how many; on a
- * failure, detaches those it attached and returns the error.
+ * Attach @func to every tracepoint that matches @glob and does not have
+ * it yet, in one update, and keep the glob for those that appear later.
+ * Returns how many; on a failure, none changed.
  */
-static int attach_matching(const char *glob, void *func, void *data)
-{
-	struct ulsm_tracepoint **m, **empty;
-	int n = 0, ne = 0, count = 0, ret = 0, done;
-
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
-		n += matches(glob, tp);
-	m = ulsm_calloc((size_t)n + 1, sizeof(*m));
-	empty = ulsm_calloc((size_t)n + 1, sizeof(*empty));
-	if (!m || !empty) {
-		ulsm_free(m);
-		ulsm_free(empty);
-		return ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
-	}
-	n = 0;
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
-		if (!matches(glob, tp))
-			continue;
-		if (nprobes(tp))
-			m[n++] = tp;
-		else
-			empty[ne++] = tp;
-	}
-	ret = attach_empty(empty, ne, func, data);
-	if (!ret)
-		count = ne;
-	for (done = 0; !ret && done < n; done++) {
-		ret = attach_locked(m[done], func, data);
-		if (ret == -EEXIST) {
-			ret = 0;	/* attached already: not ours to undo */
-			m[done] = NULL;
-		} else if (!ret) {
-			count++;
-		}
-	}
-	if (ret && count) {
-		/* Undo: the empties (if they were attached) and m[0..done-1]. */
-		for (int i = 0; i < ne; i++)
-			detach_locked(empty[i], func, data);
-		for (int i = 0; i + 1 < done; i++)
-			if (m[i])
-				detach_locked(m[i], func, data);
-	}
-	ulsm_free(m);
-	ulsm_free(empty);
-	return ret ? ret : count;
-}
-
 static int glob_attach(const char *glob, void *func, void *data)
 {
+	unsigned long removals_then;
+	struct settled *s = NULL;
+	struct change *c = NULL;
 	struct glob_probe *g;
-	int ret;
+	int n = 0, ns = 0, ret = 0;
 
 	if (!glob)
 		return ulsm_error(-EINVAL, "ulsm_trace_attach: NULL glob");
+	if (ulsm_read_inside())
+		return refuse_inside("ulsm_trace_attach");
 	g = ulsm_calloc(1, sizeof(*g));
 	if (g)
 		g->glob = str_copy(glob);
@@ -377,101 +486,120 @@ static int glob_attach(const char *glob, void *func, void *data)
 	g->func = func;
 	g->data = data;
 	pthread_mutex_lock(&trace_lock);
-	ret = attach_matching(glob, func, data);
-	if (ret >= 0) {
-		g->next = globs;
-		globs = g;
+	if (glob_find(glob, func, data)) {
+		ret = -EEXIST;	/* the same glob, probe and data */
+		goto out;
 	}
-	pthread_mutex_unlock(&trace_lock);
-	if (ret < 0) {
-		ulsm_free(g->glob);
-		ulsm_free(g);
-	}
-	return ret;
-}
-
-/*
- * The tracepoints of @glob whose only probe is @func go off in one update
- * and one grace period; *count says how many. Those with other probes are
- * left to detach_locked. On failure none changed.
- */
-static int detach_alone(const char *glob, void *func, void *data, int *count)
-{
-	struct ulsm_update *u = ulsm_update_new();
-	struct ulsm_tp_funcs **old;
-	struct ulsm_tracepoint **m;
-	int n = 0, ret;
-
 	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
 		n += matches(glob, tp);
-	m = ulsm_calloc((size_t)n + 1, sizeof(*m));
-	old = ulsm_calloc((size_t)n + 1, sizeof(*old));
-	if (!u || !m || !old) {
-		ret = ulsm_error(-ENOMEM, "ulsm_trace_detach: no memory");
+	s = ulsm_calloc((size_t)n + 1, sizeof(*s));
+	for (struct ulsm_tracepoint *tp = tracepoints; s && tp; tp = tp->next)
+		if (matches(glob, tp))
+			ns += settle_begin(&s[ns], tp,
+					   probe_of(tp, func, data));
+	ns = settle_wait(ns);
+	if (ns && glob_find(glob, func, data)) {
+		ret = -EEXIST;	/* attached meanwhile */
 		goto out;
 	}
 	n = 0;
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
-		struct ulsm_tp_funcs *f = funcs_of(tp);
-
-		if (!matches(glob, tp) || !f || f->n != 1 ||
-		    find(f, func ? func : tp->record, func ? data : NULL) < 0)
-			continue;
-		m[n] = tp;
-		old[n++] = f;
-		ulsm_update_key(u, &tp->key->key, false);
-		ulsm_update_call(u, tp->call, tp->tramp, NULL);
-	}
-	ret = ulsm_update_commit(u);
-	if (ret)
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
+		n += matches(glob, tp);
+	c = ulsm_calloc((size_t)n + 1, sizeof(*c));
+	if (!c) {
+		ret = ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
 		goto out;
-	for (int i = 0; i < n; i++)
-		publish(m[i], NULL);
-	*count += n;
-	ret = n ? ulsm_synchronize() : 0;
-	for (int i = 0; i < n && !ret; i++)
-		ulsm_free(old[i]);	/* kept if the grace period failed */
+	}
+	n = 0;
+	for (struct ulsm_tracepoint *tp = tracepoints; tp && !ret;
+	     tp = tp->next) {
+		struct ulsm_tp_probe p = probe_of(tp, func, data);
+
+		if (matches(glob, tp) && find(funcs_of(tp), p) < 0 &&
+		    !(ret = plan(&c[n], tp, -1, &p)))
+			c[n++].settled = is_settled(s, ns, tp);
+	}
+	if (ret)
+		unplan(c, n);
+	else
+		ret = apply(c, n);
+	if (!ret) {
+		g->next = globs;
+		globs = g;
+		g = NULL;
+	}
 out:
-	ulsm_update_free(u);
-	ulsm_free(m);
-	ulsm_free(old);
-	return ret;
-}
-
-static int glob_detach(const char *glob, void *func, void *data)
-{
-	struct glob_probe **pp, *g = NULL;
-	int count = 0, ret = 0;
-
-	if (!glob)
-		return ulsm_error(-EINVAL, "ulsm_trace_detach: NULL glob");
-	pthread_mutex_lock(&trace_lock);
-	for (pp = &globs; *pp; pp = &(*pp)->next) {
-		if (!strcmp((*pp)->glob, glob) && (*pp)->func == func &&
-		    (*pp)->data == data) {
-			g = *pp;
-			*pp = g->next;
-			break;
-		}
-	}
-	ret = detach_alone(glob, func, data, &count);
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
-		int r;
-
-		if (!matches(glob, tp))
-			continue;
-		r = detach_locked(tp, func, data);
-		if (!r)
-			count++;
-		else if (r != -ENOENT && !ret)
-			ret = r;
-	}
+	removals_then = removals;
 	pthread_mutex_unlock(&trace_lock);
+	if (!ret && finish(c, n, removals_then, false))
+		ulsm_clear_error();	/* attached; old arrays are kept */
+	ulsm_free(c);
+	ulsm_free(s);
 	if (g) {
 		ulsm_free(g->glob);
 		ulsm_free(g);
 	}
-	return ret ? ret : count;
+	return ret ? ret : n;
+}
+
+/*
+ * Undo glob_attach(): detach the probe from every tracepoint that matches
+ * @glob, has it, and is matched by no other glob of the same probe, in one
+ * update and one grace period. Returns how many; on a failure (but the
+ * grace period's), none changed.
+ */
+static int glob_detach(const char *glob, void *func, void *data)
+{
+	struct glob_probe **pp, *g = NULL;
+	unsigned long removals_then;
+	struct change *c = NULL;
+	int n = 0, ret = 0;
+
+	if (!glob)
+		return ulsm_error(-EINVAL, "ulsm_trace_detach: NULL glob");
+	if (ulsm_read_inside())
+		return refuse_inside("ulsm_trace_detach");
+	pthread_mutex_lock(&trace_lock);
+	pp = glob_find(glob, func, data);
+	if (!pp) {
+		ret = -ENOENT;
+		goto out;
+	}
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
+		n += matches(glob, tp);
+	c = ulsm_calloc((size_t)n + 1, sizeof(*c));
+	if (!c) {
+		ret = ulsm_error(-ENOMEM, "ulsm_trace_detach: no memory");
+		goto out;
+	}
+	n = 0;
+	for (struct ulsm_tracepoint *tp = tracepoints; tp && !ret;
+	     tp = tp->next) {
+		int i = find(funcs_of(tp), probe_of(tp, func, data));
+
+		if (i >= 0 && matches(glob, tp) && !kept_by_another(*pp, tp) &&
+		    !(ret = plan(&c[n], tp, i, NULL)))
+			n++;
+	}
+	if (ret)
+		unplan(c, n);
+	else
+		ret = apply(c, n);
+	if (!ret) {
+		g = *pp;
+		*pp = g->next;
+	}
+out:
+	removals_then = removals;
+	pthread_mutex_unlock(&trace_lock);
+	if (!ret)
+		ret = finish(c, n, removals_then, n > 0);
+	ulsm_free(c);
+	if (g) {
+		ulsm_free(g->glob);
+		ulsm_free(g);
+	}
+	return ret ? ret : n;
 }
 
 ULSM_API int ulsm_trace_attach(const char *glob, void *probe, void *data)
@@ -490,7 +618,13 @@ ULSM_API int ulsm_trace_detach(const char *glob, void *probe, void *data)
 
 ULSM_API int ulsm_trace_enable(const char *glob)
 {
-	return glob_attach(glob, NULL, NULL);
+	int ret = glob_attach(glob, NULL, NULL);
+
+	/* Outside the lock: the program's log handler may call us. */
+	if (!ret)
+		ulsm_report("ulsm_trace_enable: \"%s\" matches no tracepoint "
+			    "(yet: it is attached to those loaded later)", glob);
+	return ret;
 }
 
 ULSM_API int ulsm_trace_disable(const char *glob)
@@ -511,8 +645,11 @@ static void env_init(void)
 		return;
 	for (char *g = strtok_r(copy, ",", &save); g;
 	     g = strtok_r(NULL, ",", &save)) {
-		struct glob_probe *gp = ulsm_calloc(1, sizeof(*gp));
+		struct glob_probe *gp;
 
+		if (glob_find(g, NULL, NULL))
+			continue;	/* named twice */
+		gp = ulsm_calloc(1, sizeof(*gp));
 		if (!gp || !(gp->glob = str_copy(g))) {
 			ulsm_free(gp);
 			ulsm_report("ULSM_TRACE: no memory for \"%s\"", g);
@@ -541,25 +678,60 @@ static void remember_name(struct ulsm_tracepoint *tp)
 	names = n;
 }
 
+/*
+ * The probes of the globs that match @tp, which has none yet, in one
+ * change from none: no old array, and no grace period to wait for (it was
+ * never on), so that this may run in a thread inside a read-side section
+ * (dlopen from a probe), and from a constructor.
+ */
+static int attach_globs(struct ulsm_tracepoint *tp)
+{
+	struct change c = { .tp = tp };
+	int n = 0;
+
+	for (struct glob_probe *g = globs; g; g = g->next)
+		n += matches(g->glob, tp);
+	if (!n)
+		return 0;
+	c.nf = funcs_alloc(n);
+	if (!c.nf)
+		return ulsm_error(-ENOMEM, "no memory for them");
+	for (struct glob_probe *g = globs; g; g = g->next) {
+		struct ulsm_tp_probe p = probe_of(tp, g->func, g->data);
+
+		if (matches(g->glob, tp) && find(c.nf, p) < 0)
+			c.nf->probes[c.nf->n++] = p;
+	}
+	/* In the order their globs were attached (the list is newest first). */
+	for (int i = 0, j = c.nf->n - 1; i < j; i++, j--) {
+		struct ulsm_tp_probe t = c.nf->probes[i];
+
+		c.nf->probes[i] = c.nf->probes[j];
+		c.nf->probes[j] = t;
+	}
+	/*
+	 * Nothing is owed after it: a tracepoint never on calls a single
+	 * probe directly at once (one that was, stays on its iterator).
+	 */
+	return apply(&c, 1);
+}
+
 ULSM_API void ulsm__tracepoint_add(struct ulsm_tracepoint *tp)
 {
+	int ret = 0;
+
 	pthread_mutex_lock(&trace_lock);
 	pthread_once(&env_once, env_init);
 	remember_name(tp);
 	tp->next = tracepoints;
 	tracepoints = tp;
-	for (struct glob_probe *g = globs; g; g = g->next) {
-		int ret;
-
-		if (!matches(g->glob, tp))
-			continue;
-		ret = attach_locked(tp, g->func, g->data);
-		if (ret && ret != -EEXIST)
-			ulsm_report("tracepoint %s: the probe of \"%s\" could "
-				    "not be attached: %s", tp->name, g->glob,
-				    ulsm_last_error());
-	}
+	if (!funcs_of(tp))
+		ret = attach_globs(tp);
 	pthread_mutex_unlock(&trace_lock);
+	/* Outside the lock: the program's log handler may call us. */
+	if (ret)
+		ulsm_report("tracepoint %s: the probes of its globs could not "
+			    "be attached: %s", tp->name, ulsm_last_error());
 }
 
 /*
@@ -579,6 +751,7 @@ ULSM_API void ulsm__tracepoint_remove(struct ulsm_tracepoint *tp)
 	}
 	ulsm_free(funcs_of(tp));
 	tp->funcs = NULL;
+	removals++;
 	pthread_mutex_unlock(&trace_lock);
 }
 
@@ -605,6 +778,26 @@ void ulsm_trace_names(void (*emit)(void *arg, uint32_t id,
 	for (struct tp_name *n = names; n; n = n->next)
 		emit(arg, n->id, n->name, n->args, n->nargs);
 	pthread_mutex_unlock(&trace_lock);
+}
+
+int ulsm_trace_names_wait(void (*emit)(void *arg, uint32_t id,
+					const char *name, const char *args,
+					int nargs),
+			  void *arg, int wait_ms)
+{
+	if (wait_ms < 0) {
+		ulsm_trace_names(emit, arg);
+		return 0;
+	}
+	for (int waited = 0; pthread_mutex_trylock(&trace_lock); waited++) {
+		if (waited >= wait_ms)
+			return -EBUSY;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	for (struct tp_name *n = names; n; n = n->next)
+		emit(arg, n->id, n->name, n->args, n->nargs);
+	pthread_mutex_unlock(&trace_lock);
+	return 0;
 }
 
 /* Waits a second at most: at exit, a thread may hold the lock for good. */
@@ -643,4 +836,24 @@ void ulsm_trace_dump(FILE *f)
 			fprintf(f, "  by glob \"%s\": the recorder\n", g->glob);
 	}
 	pthread_mutex_unlock(&trace_lock);
+}
+
+/*
+ * fork(): taken in the prepare handler, so that the child never inherits
+ * it held by a thread it does not have, nor the lists half changed.
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&trace_lock);
+}
+
+static void fork_release(void)
+{
+	pthread_mutex_unlock(&trace_lock);
+}
+
+void ulsm_trace_atfork_init(void)
+{
+	if (pthread_atfork(fork_prepare, fork_release, fork_release))
+		ulsm_die("pthread_atfork failed");
 }

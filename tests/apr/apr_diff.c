@@ -12,7 +12,9 @@
  * Besides the plain uses: hooks run from inside callbacks, a callback
  * that registers on another hook, the pool of the hooks cleared after
  * deregistering (as httpd restarts), and sorts and deregistrations made
- * from the unit built with APR's probes (apr_diff_probe.c).
+ * from the unit built with APR's probes (apr_diff_probe.c) and from the
+ * unit built without the drop-in (apr_diff_plain.c: libaprutil's own
+ * apr_hook_sort_all() and apr_hook_deregister_all(), behind the slots).
  *
  * The draws keep to what APR accepts: a hook whose entries have
  * predecessor or successor names never has an entry without a name (APR's
@@ -133,6 +135,7 @@ static const struct td_pooldef td_pools[TD_NPOOL] = {
 	[P_P0] = { K_ALL, 0, -1, { 1, 2, 3, -5 } },
 	[P_P1] = { K_VOID, 0, 0, { 0 } },
 	[P_P2] = { K_FIRST, 0, -(1LL << 33), { 0, 1LL << 33, -1, 5 } },
+	[P_Q0] = { K_ALL, 0, -1, { 1, -3, 8, INT_MAX } },
 };
 /* Written by the main thread only while no other thread runs. */
 static long long td_ret[TD_NPOOL][TD_NCB];
@@ -545,11 +548,15 @@ static const struct td_slot td_slots[] = {
 	TD_SLOT(oa, P_H1), TD_SLOT(ob, P_H10), TD_SLOT(hand, P_H1),
 };
 #define NSLOT ((int)(sizeof td_slots / sizeof td_slots[0]))
-#define NALL (NSLOT + 3)
-/* Ours, then apr_diff_probe.c's. */
+#define NALL (NSLOT + 3 + 1)
+/* Ours, then apr_diff_probe.c's, then apr_diff_plain.c's. */
 static const struct td_slot *slot(int i)
 {
-	return i < NSLOT ? &td_slots[i] : &td_probe_slots[i - NSLOT];
+	if (i < NSLOT)
+		return &td_slots[i];
+	if (i < NSLOT + 3)
+		return &td_probe_slots[i - NSLOT];
+	return &td_plain_slots[i - NSLOT - 3];
 }
 
 /* --- module names and order lists --------------------------------------
@@ -729,25 +736,36 @@ static void op_register(struct td_rng *r)
 }
 
 /* apr_hook_sort_all and apr_hook_deregister_all, called from this unit
- * or, one time in four, from apr_diff_probe.c's. */
+ * or, one time in four each, from apr_diff_probe.c's or from
+ * apr_diff_plain.c's (libaprutil's own, behind the drop-in). */
 static void td_sort_all(struct td_rng *r)
 {
-	if (td_rnd(r, 4)) {
+	int x = td_rnd(r, 8);
+
+	if (x < 4) {
 		TD_APR(apr_hook_sort_all());
-	} else {
+	} else if (x < 6) {
 		fputs("  (from the probes' unit)\n", stdout);
 		TD_APR(td_probe_sort_all());
+	} else {
+		fputs("  (from the plain unit)\n", stdout);
+		TD_APR(td_plain_sort_all());
 	}
 	td_dirty = 1;
 }
 
 static void td_deregister_all(struct td_rng *r)
 {
-	if (td_rnd(r, 4)) {
+	int x = td_rnd(r, 8);
+
+	if (x < 4) {
 		apr_hook_deregister_all();
-	} else {
+	} else if (x < 6) {
 		puts("  (from the probes' unit)");
 		td_probe_deregister_all();
+	} else {
+		puts("  (from the plain unit)");
+		td_plain_deregister_all();
 	}
 	td_dirty = 0;
 }

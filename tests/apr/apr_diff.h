@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The differential test of the APR hooks drop-in (tests/t_apr_diff.sh.in):
- * what apr_diff.c and apr_diff_probe.c share. Only APR's public headers:
- * the same sources are built against libaprutil and against the drop-in,
- * and both programs must print the same transcript for every seed.
+ * what apr_diff.c, apr_diff_probe.c and apr_diff_plain.c share. Only
+ * APR's public headers: the same sources are built against libaprutil and
+ * against the drop-in (apr_diff_plain.c against libaprutil in both), and
+ * both programs must print the same transcript for every seed.
  */
 #ifndef TD_APR_DIFF_H
 #define TD_APR_DIFF_H
@@ -35,7 +36,7 @@
 
 /* Pools of callbacks; the optional hooks reuse those of h1 and h10. */
 enum { P_H0, P_H1, P_H2, P_H3, P_H4, P_H5, P_H6, P_H7, P_H8, P_H9, P_H10,
-       P_H11, P_H12, P_H13, P_P0, P_P1, P_P2, TD_NPOOL };
+       P_H11, P_H12, P_H13, P_P0, P_P1, P_P2, P_Q0, TD_NPOOL };
 
 /* Splitmix64: the same sequence everywhere, unlike rand(). */
 struct td_rng { unsigned long long s; };
@@ -78,6 +79,10 @@ struct td_slot {
 extern const struct td_slot td_probe_slots[3];
 void td_probe_sort_all(void);			/* from the probes' unit */
 void td_probe_deregister_all(void);
+/* From the unit built without the drop-in: libaprutil's own calls. */
+extern const struct td_slot td_plain_slots[1];
+void td_plain_sort_all(void);
+void td_plain_deregister_all(void);
 
 /* reg_h, get_h and ent_h of hook h: its own registration and array. */
 #define TD_GLUE(h) \

@@ -11,7 +11,9 @@ DECLARE_TRACEPOINT(tp_g2, TP_PROTO(int x), TP_ARGS(x));
 DECLARE_TRACEPOINT(tp_sleep, TP_PROTO(int x), TP_ARGS(x));
 DECLARE_TRACEPOINT(tp_rec, TP_PROTO(int x, const char *s, double d),
 		   TP_ARGS(x, s, d));
+DECLARE_TRACEPOINT(tp_d1, TP_PROTO(int x), TP_ARGS(x));
 /* In plugin_tp.so only: */
 DECLARE_TRACEPOINT(tp_g3, TP_PROTO(int x), TP_ARGS(x));
+DECLARE_TRACEPOINT(tp_d3, TP_PROTO(int x), TP_ARGS(x));
 
 #endif

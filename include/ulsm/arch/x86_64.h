@@ -21,7 +21,66 @@
 #ifndef ULSM_ARCH_X86_64_H
 #define ULSM_ARCH_X86_64_H
 
+#include <ulsm/compiler.h>
+
 #define ULSM__NOP5_BYTES	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
+
+/*
+ * Retpoline builds. Code compiled with -mindirect-branch=thunk (gcc) or
+ * -mretpoline (clang) makes no indirect branch the CPU could be trained
+ * to mispredict (Spectre v2): every one goes through a thunk. The far
+ * forms below are written in assembly, which no compiler rewrites, so a
+ * unit built that way says so: ULSM_RETPOLINE defined as 1 (or empty),
+ * before any ulsm header, as the compiler's flags are given (-D on the
+ * same command line). Neither gcc 12 nor clang 14 predefines a macro for
+ * those options, so ulsm cannot tell by itself.
+ *
+ * It matters in the units that emit a far form: those that define a
+ * static call (DEFINE_STATIC_CALL*, DEFINE_TRACEPOINT, APR hooks through
+ * the drop-in) or a hook set (ULSM_LSM_DEFINE). Their trampolines then
+ * jump to a stub beside them, and the hook entries' stubs through the
+ * thunk, instead of "jmp *"; the code of the near forms is the same. The
+ * units of a hook set must agree (<ulsm/lsm_hooks.h> makes the link fail
+ * otherwise). <ulsm/compiler.h> reads the macro (ULSM__RETPOLINE).
+ *
+ * The thunk: "jmp *%r11" as a retpoline ("Retpoline: A Branch
+ * Target Injection Mitigation", Intel white paper). The call pushes a
+ * return address that the ret's prediction (the return stack buffer)
+ * takes: the pause/lfence loop, where speculation is held; the store
+ * replaces it with the target, and the ret goes there. The ret is the
+ * mechanism itself, so it stays a ret under -mfunction-return=thunk.
+ *
+ * ulsm's own: gcc names its thunks __x86_indirect_thunk_<reg>, clang
+ * __llvm_retpoline_<reg>, and either emits one only where its own code
+ * uses it. Emitted by every unit that jumps to it, once per unit (the
+ * .ifndef: a unit, or an LTO partition, may emit many far forms), as a
+ * weak hidden symbol: the linker uses one copy per object. Not in a
+ * COMDAT group, as the compilers' are: clang 14's LTO (through ld 2.40)
+ * loses such a group defined in module-level asm when a unit built
+ * without LTO has it too, and the link fails. @P is "%" in a basic asm
+ * statement, "%%" in an extended one.
+ */
+#define ULSM__X86_THUNK_NAME	"ulsm__x86_indirect_thunk_r11"
+#define ULSM__X86_THUNK(P)						\
+	"\n\t.ifndef " ULSM__X86_THUNK_NAME "\n\t"			\
+	".pushsection .text." ULSM__X86_THUNK_NAME ", \"ax\", @progbits\n\t" \
+	".balign 16, 0xcc\n\t"						\
+	".weak " ULSM__X86_THUNK_NAME "\n\t"				\
+	".hidden " ULSM__X86_THUNK_NAME "\n\t"				\
+	".type " ULSM__X86_THUNK_NAME ", @function\n"			\
+	ULSM__X86_THUNK_NAME ":\n\t"					\
+	".cfi_startproc\n\t"						\
+	"call 2f\n"							\
+	"1:\tpause\n\t"							\
+	"lfence\n\t"							\
+	"jmp 1b\n"							\
+	"2:\t.cfi_adjust_cfa_offset 8\n\t"				\
+	"mov " P "r11, (" P "rsp)\n\t"					\
+	"ret\n\t"							\
+	".cfi_endproc\n\t"						\
+	".size " ULSM__X86_THUNK_NAME ", . - " ULSM__X86_THUNK_NAME "\n\t" \
+	".popsection\n\t"						\
+	".endif"
 
 /* One site: INSN is the compiled instruction, FLAGS its jump-entry flags. */
 #define ULSM__ARCH_BRANCH_SITE(keyp, insn, flags)			\
@@ -191,13 +250,25 @@ do {									\
 	ULSM__X86_CMP_DEF(B "END")					\
 	B "N" #NUM ":\n\t"
 
+/*
+ * The tail call of I: "jmp *%r11", or in a retpoline build the same
+ * through the thunk, which the entry's unit then emits.
+ */
+#if ULSM__RETPOLINE
+# define ULSM__X86_JMP_R11	"jmp " ULSM__X86_THUNK_NAME "\n\t"
+# define ULSM__X86_ENTRY_THUNK	ULSM__X86_THUNK("%%") "\n\t"
+#else
+# define ULSM__X86_JMP_R11	"jmp *%%r11\n\t"
+# define ULSM__X86_ENTRY_THUNK
+#endif
+
 /* Slot NUM's stubs: I (through the key's func) and M (emulates C). */
 #define ULSM__X86_STUBS(NUM, B)						\
 	B "I" #NUM ":\n\t"						\
 	"mov %c[keys] + %c[ksz] * " #NUM "(%%rip), %%r11\n\t"		\
 	"test %%r11, %%r11\n\t"						\
 	"jz " B "D\n\t"							\
-	"jmp *%%r11\n\t"						\
+	ULSM__X86_JMP_R11						\
 	".cfi_def_cfa_offset 8 + 8 * " ULSM__X86_PUSHES "\n\t"		\
 	B "M" #NUM ":\n\t"						\
 	"call " B "I" #NUM "\n\t"					\
@@ -253,6 +324,7 @@ do {									\
 		".long " ULSM__X86_B(SET, HOOK) "R - ., %c[ref] - .\n\t" \
 		UNROLL(NSLOTS, ULSM__X86_RECORDS, ULSM__X86_B(SET, HOOK)) \
 		".popsection\n\t"					\
+		ULSM__X86_ENTRY_THUNK					\
 		".cfi_startproc"					\
 		: : [n] "i" (NARGS), [sz] "i" (RSIZE),			\
 		    [deflo] "i" ((int)(DEF)), [defhi] "i" ((int)((DEF) >> 32)), \
@@ -276,10 +348,43 @@ do {									\
  *   8..10   0f b9 cc (ud1), the signature checked before every update
  *   11..15  int3
  *
+ * In a retpoline build (ULSM_RETPOLINE) a trampoline is 32 bytes, and
+ * its far form a direct jump to its own stub, which loads the target and
+ * jumps to it through the thunk:
+ *
+ *   0..7    e9 rel32 to byte 16 (any target), e9 rel32 (in reach), c3
+ *   8..10   0f b9 cd (ud1 %ebp, %ecx: SDM vol. 2B, "UD"), the signature
+ *           of this layout
+ *   11..15  int3
+ *   16..30  mov <the call's entry>(%rip), %r11   the key (its first field)
+ *           mov (%r11), %r11                     key.func
+ *           jmp ulsm__x86_indirect_thunk_r11
+ *   31      int3
+ *
+ * The patched instruction stays one the engine replaces whole; the key
+ * is reached through the call's struct ulsm_call_entry (a local symbol,
+ * ULSM__SC_ENTRY_ASM), because a key with default visibility cannot be
+ * addressed PC-relative in a shared object, and a keyed call's key has
+ * no symbol of its own.
+ *
  * The global symbol is what static_call() calls; a hidden alias at the
  * same address is what the call table records, so another object's
  * definition of the same name can never be patched by mistake.
  */
+#if ULSM__RETPOLINE
+# define ULSM__X86_SC_SIG	".byte 0x0f, 0xb9, 0xcd\n\t"
+# define ULSM__X86_SC_STUB(name)					\
+	"mov " ULSM__STR(ULSM__SC_ENTRY(name)) "(%rip), %r11\n\t"	\
+	"mov (%r11), %r11\n\t"						\
+	"jmp " ULSM__X86_THUNK_NAME "\n\t"				\
+	".balign 16, 0xcc\n\t"
+# define ULSM__X86_SC_THUNK	ULSM__X86_THUNK("%")
+#else
+# define ULSM__X86_SC_SIG	".byte 0x0f, 0xb9, 0xcc\n\t"
+# define ULSM__X86_SC_STUB(name)
+# define ULSM__X86_SC_THUNK
+#endif
+
 #define ULSM__SC_TRAMP_ASM(name, insn)					\
 	__asm__(".pushsection .text.ulsm_static_call, \"ax\"\n\t"	\
 		".balign 16, 0xcc\n\t"					\
@@ -291,11 +396,13 @@ do {									\
 		ULSM__STR(ULSM__SC_LOCAL(name)) ":\n\t"			\
 		insn "\n\t"						\
 		".balign 8, 0xcc\n\t"					\
-		".byte 0x0f, 0xb9, 0xcc\n\t"				\
+		ULSM__X86_SC_SIG					\
 		".balign 16, 0xcc\n\t"					\
+		ULSM__X86_SC_STUB(name)					\
 		".size " ULSM__STR(STATIC_CALL_TRAMP(name)) ", . - "	\
 			ULSM__STR(STATIC_CALL_TRAMP(name)) "\n\t"	\
-		".popsection")
+		".popsection"						\
+		ULSM__X86_SC_THUNK)
 
 #ifdef __cplusplus
 /*

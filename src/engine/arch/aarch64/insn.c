@@ -170,6 +170,18 @@ void arch_flush_icache(void *addr, size_t len)
 	__asm__ __volatile__("dsb ish\n\tisb" : : : "memory");
 }
 
+/*
+ * No fetch sync: IC IVAU is broadcast to the Inner Shareable domain, so
+ * membarrier's context synchronisation on every CPU is all that is left.
+ */
+const bool arch_has_sync_fetch = false;
+const char arch_sync_fetch_name[] = "";
+
+int arch_sync_fetch(void)
+{
+	return -ENOSYS;
+}
+
 uintptr_t arch_context_pc(const void *ucontext)
 {
 	const ucontext_t *uc = ucontext;

@@ -32,6 +32,14 @@ void arch_flush_icache(void *addr, size_t len)
 	(void)len;
 }
 
+const bool arch_has_sync_fetch = false;
+const char arch_sync_fetch_name[] = "";
+
+int arch_sync_fetch(void)
+{
+	return -ENOSYS;
+}
+
 bool arch_fetch_misses_procmem(int fd)
 {
 	(void)fd;

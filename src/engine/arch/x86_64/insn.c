@@ -67,6 +67,15 @@ void arch_flush_icache(void *addr, size_t len)
 	(void)len;
 }
 
+/* No fetch sync: fetch is coherent, and membarrier serialises the cores. */
+const bool arch_has_sync_fetch = false;
+const char arch_sync_fetch_name[] = "";
+
+int arch_sync_fetch(void)
+{
+	return -ENOSYS;
+}
+
 bool arch_fetch_misses_procmem(int fd)
 {
 	/* Hardware keeps fetch coherent with the kernel's write. */
@@ -219,6 +228,14 @@ bool arch_trap_is_breakpoint(int si_code)
  * | null     | c3 cc cc cc cc cc cc cc    | x86_ret_stub (a real ret) |
  * | direct   | e9 rel32 cc cc cc          | the target                |
  * | indirect | ff 25 disp32 cc cc         | the target                |
+ * |          | e9 rel32 (to byte 16)      | the stub at byte 16       |
+ *
+ * The second indirect form is a retpoline trampoline's (signature 0f b9
+ * cd): "jmp *key.func" would be a bare indirect branch in a program built
+ * to have none, so the far form jumps to the trampoline's own stub, which
+ * loads key.func and jumps there through a retpoline thunk. It is still a
+ * single instruction, and still follows key.func without being
+ * rewritten, so an update between two far targets stays a store.
  *
  * The patched region must always hold exactly one instruction: the int3
  * protocol only keeps threads from *starting* the region, not from being
@@ -235,8 +252,36 @@ bool arch_trap_is_breakpoint(int si_code)
  */
 #define X86_TRAMP_LEN	8
 #define X86_SIG_OFFSET	8
+#define X86_STUB_OFFSET	16
 
 static const uint8_t x86_tramp_sig[3] = { 0x0f, 0xb9, 0xcc };
+/*
+ * A retpoline trampoline: its signature, and its stub's constant bytes:
+ * 4c 8b 1d disp32 (mov disp32(%rip), %r11: REX.WR 8B /r, ModRM 1d =
+ * r11, RIP+disp32), 4d 8b 1b (mov (%r11), %r11), e9 rel32 (the thunk).
+ */
+static const uint8_t x86_tramp_sig_rp[3] = { 0x0f, 0xb9, 0xcd };
+static const uint8_t x86_stub_load[3] = { 0x4c, 0x8b, 0x1d };
+static const uint8_t x86_stub_jump[4] = { 0x4d, 0x8b, 0x1b, 0xe9 };
+
+enum { TRAMP_BAD, TRAMP_PLAIN, TRAMP_RETPOLINE };
+
+/* Which layout the trampoline at @tramp has (its bytes 8.. never change). */
+static int tramp_layout(uintptr_t tramp)
+{
+	const uint8_t *p = (const uint8_t *)tramp;
+
+	if (!memcmp(p + X86_SIG_OFFSET, x86_tramp_sig, sizeof(x86_tramp_sig)))
+		return TRAMP_PLAIN;
+	if (!memcmp(p + X86_SIG_OFFSET, x86_tramp_sig_rp,
+		    sizeof(x86_tramp_sig_rp)) &&
+	    !memcmp(p + X86_STUB_OFFSET, x86_stub_load,
+		    sizeof(x86_stub_load)) &&
+	    !memcmp(p + X86_STUB_OFFSET + 7, x86_stub_jump,
+		    sizeof(x86_stub_jump)))
+		return TRAMP_RETPOLINE;
+	return TRAMP_BAD;
+}
 
 __asm__(".pushsection .text, \"ax\"\n\t"
 	".balign 16\n"
@@ -292,6 +337,15 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 		memcpy(&insn[1], &rel32, 4);
 		tramp_fill(out, insn, 5);
 		*form = 2;	/* ULSM_SC_FORM_DIRECT */
+	} else if (tramp_layout(tramp) == TRAMP_RETPOLINE) {
+		int32_t rel32 = X86_STUB_OFFSET - 5;
+
+		insn[0] = 0xe9;
+		memcpy(&insn[1], &rel32, 4);
+		tramp_fill(out, insn, 5);
+		*form = 3;	/* ULSM_SC_FORM_INDIRECT, through the stub */
+		out->resume = tramp + X86_STUB_OFFSET;
+		return 0;
 	} else {
 		int64_t disp = (int64_t)(slot - (tramp + 6));
 		int32_t disp32 = (int32_t)disp;
@@ -311,9 +365,10 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 {
 	const uint8_t *p = (const uint8_t *)tramp;
+	int layout = tramp_layout(tramp);
 	size_t n;
 
-	if (memcmp(p + X86_SIG_OFFSET, x86_tramp_sig, sizeof(x86_tramp_sig)))
+	if (layout == TRAMP_BAD)
 		return -EILSEQ;
 	switch (p[0]) {
 	case 0xc3:
@@ -323,7 +378,8 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 		n = 5, *form = 2;
 		break;
 	case 0xff:
-		if (p[1] != 0x25)
+		/* Never written into a retpoline trampoline. */
+		if (p[1] != 0x25 || layout == TRAMP_RETPOLINE)
 			return -EILSEQ;
 		n = 6, *form = 3;
 		break;
@@ -342,6 +398,9 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 		memcpy(&d, p + (n == 5 ? 1 : 2), 4);
 		cur->resume = n == 5 ? tramp + 5 + (intptr_t)d :
 			*(const uintptr_t *)(tramp + 6 + (intptr_t)d);
+		if (cur->resume == tramp + X86_STUB_OFFSET &&
+		    layout == TRAMP_RETPOLINE)
+			*form = 3;	/* the jump to the stub */
 	}
 	return 0;
 }
