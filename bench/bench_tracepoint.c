@@ -32,8 +32,9 @@
  *                                       ulsm_read_lock() and
  *                                       ulsm_read_unlock()
  *              clock_gettime alone    clock_gettime(CLOCK_MONOTONIC):
- *                                       the recorder's clock read, for
- *                                       reference
+ *                                       LTTng-UST's clock read, and the
+ *                                       recorder's where no counter is
+ *                                       usable (src/trace/clock.h)
  *              ulsm recorder          trace_tpb_rec(i, tag) with the
  *                                       built-in recorder attached
  *                                       (ulsm_trace_enable): different
@@ -770,7 +771,7 @@ struct target {
 	char detail[200];
 };
 
-enum { T_OFF, T_COLD, T_ON, T_COUNT };
+enum { T_OFF, T_COLD, T_ON, T_REC, T_COUNT };
 static struct target targets[T_COUNT] = {
 	[T_OFF] = { "a disabled tracepoint <= 1.01x the empty loop",
 		    "off_le_1.01x_empty" },
@@ -778,6 +779,7 @@ static struct target targets[T_COUNT] = {
 		     "off", "evicted_ulsm_below_lttng" },
 	[T_ON] = { "enabled with one probe <= 1.05x a direct call",
 		   "on_le_1.05x_direct" },
+	[T_REC] = { "the recorder <= 10 ns per event", "recorder_le_10ns" },
 };
 
 static void judge(void)
@@ -829,6 +831,17 @@ static void judge(void)
 		snprintf(t->detail, sizeof(t->detail), "%.3fx (%.3f vs %.3f "
 			 "ns/it)", r, on_c[O_ULSM].median_ns,
 			 on_c[O_DIRECT].median_ns);
+	}
+
+	/* The whole hit: the site, the recorder's probe, its clock read. */
+	t = &targets[T_REC];
+	t->measured = g_on.ran;
+	if (t->measured) {
+		t->met = on_c[O_REC].median_ns <= 10.0;
+		snprintf(t->detail, sizeof(t->detail), "%.3f ns/event (min "
+			 "%.3f; clock_gettime alone %.3f ns)",
+			 on_c[O_REC].median_ns, on_c[O_REC].min_ns,
+			 on_c[O_CLOCK].median_ns);
 	}
 }
 
@@ -1154,8 +1167,8 @@ int main(int argc, char **argv)
 	       on_c[O_LOCKED].median_ns - on_c[O_DIRECT].median_ns);
 	printf("  recorder per event (ulsm_trace_enable): %.3f ns/hit; "
 	       "minus the direct call: %+.3f ns;\n   minus the ulsm "
-	       "tracepoint with a counting probe: %+.3f ns; of which the "
-	       "clock read alone: %.3f ns\n",
+	       "tracepoint with a counting probe: %+.3f ns (clock_gettime "
+	       "alone: %.3f ns)\n",
 	       on_c[O_REC].median_ns,
 	       on_c[O_REC].median_ns - on_c[O_DIRECT].median_ns,
 	       on_c[O_REC].median_ns - on_c[O_ULSM].median_ns,

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ulsm/tracepoint.h>
@@ -643,6 +644,89 @@ static void reports(void)
 	ulsm_set_log(NULL, NULL);
 }
 
+/* --- the clock ---------------------------------------------------------- */
+
+#define CLOCK_EVENTS	300
+#define CLOCK_SLACK_NS	20000	/* a wrong rate or origin is off by far more */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Every event's time in the file is CLOCK_MONOTONIC's between the reads
+ * around it (within the anchors' error), and a thread's are in order:
+ * with the counter (the default where it is usable) and without
+ * (ULSM_TRACE_CLOCK=monotonic, the child's environment in one run).
+ */
+static void clock_check(void)
+{
+	static uint64_t before[CLOCK_EVENTS], after[CLOCK_EVENTS];
+	struct r_thread *th = NULL;
+	uint64_t worst = 0;
+	int outside = 0, backwards = 0;
+	struct rec_file f;
+
+	ulsm_set_log(keep_log, NULL);
+	check(ulsm_trace_enable("tr_num") == 1, "the recorder on tr_num");
+	for (int i = 0; i < CLOCK_EVENTS; i++) {
+		before[i] = mono_ns();
+		trace_tr_num(7, i);
+		after[i] = mono_ns();
+		if (i % 30 == 29)
+			usleep(3000);	/* 30 ms in all: a rate 0.1% off shows */
+	}
+	if (!check(write_and_read(&f), "the file reads (%s)", f.why))
+		return;
+	for (int i = 0; i < f.nt; i++)
+		if (f.t[i].nev && f.t[i].ev[0].w[0] == 7)
+			th = &f.t[i];
+	if (check(th && th->nev == CLOCK_EVENTS, "the %d events are in the "
+		  "file (%zu)", CLOCK_EVENTS, th ? th->nev : 0)) {
+		for (size_t i = 0; i < th->nev; i++) {
+			uint64_t ns = th->ev[i].ns, k = th->ev[i].w[1];
+			uint64_t off = 0;
+
+			if (k >= CLOCK_EVENTS)
+				continue;
+			if (ns < before[k])
+				off = before[k] - ns;
+			else if (ns > after[k])
+				off = ns - after[k];
+			worst = off > worst ? off : worst;
+			outside += off > CLOCK_SLACK_NS;
+			backwards += i && ns < th->ev[i - 1].ns;
+		}
+		check(!outside, "every event's time is CLOCK_MONOTONIC's around "
+		      "it, within %d us (%d outside; the worst %" PRIu64
+		      " ns off)", CLOCK_SLACK_NS / 1000, outside, worst);
+		note("events' times at most %" PRIu64 " ns outside the "
+		     "clock_gettime() reads around them", worst);
+		check(!backwards, "and in order (%d back)", backwards);
+	}
+	r_free(&f);
+	check(!logged_with("ULSM_TRACE_CLOCK"), "nothing reported (%s)",
+	      nlogged ? logged[0] : "nothing");
+	ulsm_set_log(NULL, NULL);
+}
+
+/* ULSM_TRACE_CLOCK=sundial: reported once, at the first event. */
+static void clock_bad_value(void)
+{
+	ulsm_set_log(keep_log, NULL);
+	check(ulsm_trace_enable("tr_num") == 1, "the recorder on tr_num");
+	trace_tr_num(1, 1);
+	trace_tr_num(1, 2);
+	check(logged_with("ULSM_TRACE_CLOCK=\"sundial\"") == 1,
+	      "a bad ULSM_TRACE_CLOCK is reported, once (%s)",
+	      nlogged ? logged[0] : "nothing");
+	ulsm_set_log(NULL, NULL);
+}
+
 /* --- the stream -------------------------------------------------------- */
 
 static long stream_events = 20000;
@@ -847,6 +931,11 @@ int main(int argc, char **argv)
 	in_child("clear", clearing, "ULSM_TRACE_BUF=64");
 	in_child("pid and names", names, NULL);
 	in_child("reports", reports, "ULSM_TRACE_BUF=5");
+	in_child("clock", clock_check, NULL);
+	in_child("clock, CLOCK_MONOTONIC", clock_check,
+		 "ULSM_TRACE_CLOCK=monotonic");
+	in_child("clock, a bad value", clock_bad_value,
+		 "ULSM_TRACE_CLOCK=sundial");
 	in_child("stream, rings of 64", streaming, "ULSM_TRACE_BUF=64");
 	in_child("stream, rings of 16384", streaming, NULL);
 	return done_testing();

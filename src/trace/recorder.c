@@ -51,6 +51,7 @@
 
 #include "base/base.h"
 #include "base/sys.h"
+#include "trace/clock.h"
 #include "trace/trace.h"
 
 #define SLOT_WORDS	8	/* ns, id and info, six words */
@@ -251,9 +252,14 @@ static void exit_key_init(void)
 __attribute__((noinline, cold)) static struct ring *ring_new(void)
 {
 	static int reported_small, reported_none;
+	static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 	uint32_t cap = ring_cap();
 	struct ring *r = ulsm_calloc(1, sizeof(*r) + cap * sizeof(r->ev[0]));
 	char name[NAME_LEN];
+
+	/* The clock, chosen before the process's first event (clock.h). */
+	pthread_once(&clock_once, ulsm_trace_clock_init);
+	ulsm_trace_clock_report();
 
 	if (!r) {
 		/* One slot: the thread's losses are still counted. */
@@ -341,18 +347,6 @@ static inline struct ring *my_ring(void)
 	return r;
 }
 
-/*
- * The one place the recorder reads the time (issue 24 will make it the
- * TSC): CLOCK_MONOTONIC, from the vDSO.
- */
-static inline uint64_t trace_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Event @h's slot (after the caller's release fence), then the head. */
 static inline void put_event(struct ring *r, uint64_t h, uint64_t ns,
 			     uint32_t id, uint32_t info, int n,
@@ -376,7 +370,7 @@ ULSM_API void ulsm__trace_record(const struct ulsm_tracepoint *tp, int n,
 
 	if (!r)
 		return;
-	ns = trace_clock();
+	ns = ulsm_trace_clock();
 	h = r->head;
 	n = n < MAX_ARGS ? n : MAX_ARGS;
 	/* Claimed before this slot's stores (see the top). */
@@ -431,7 +425,7 @@ ULSM_API void ulsm__trace_record_str(const struct ulsm_tracepoint *tp, int n,
 
 	if (!r)
 		return;
-	ns = trace_clock();
+	ns = ulsm_trace_clock();
 	n = n < MAX_ARGS ? n : MAX_ARGS;
 	strs &= (1u << n) - 1;
 	t = r->text ? r->text : text_new(r);
@@ -567,6 +561,7 @@ struct view {
 	uint64_t until;		/* this read sends events up to it */
 	uint64_t lost;		/* lost, not sent yet */
 	char name[NAME_LEN];	/* as last sent */
+	uint64_t last_ns;	/* the last event's time, as sent */
 	bool announced;
 };
 
@@ -588,6 +583,7 @@ struct ulsm_trace_stream {
 	struct view *v;
 	size_t nv, vcap, turn;
 	uint64_t events;	/* events given */
+	struct ulsm_trace_clock_map clock;	/* this read's (snapshot) */
 	/* The records of a chunk, before the sink gets them. */
 	unsigned char *out;
 	size_t len, budget;
@@ -703,6 +699,8 @@ static int snapshot(struct ulsm_trace_stream *s)
 	for (size_t i = 0; i < s->nv; i++)
 		s->v[i].until = __atomic_load_n(&s->v[i].r->head,
 						__ATOMIC_ACQUIRE);
+	/* After the heads: every event this read sends is older. */
+	ulsm_trace_clock_map_now(&s->clock);
 	if (ulsm_trace_names_wait(take_name, s, s->names_wait_ms)) {
 		ulsm_report("the recorder: the tracepoints' names could not "
 			    "be read (their lock is held): their events are "
@@ -907,14 +905,22 @@ static size_t event_size(const uint64_t *slot)
 
 /* Settled slot @j of the batch, into the record at @p. */
 static unsigned char *put_one(const struct ulsm_trace_stream *s,
-			      unsigned char *p, size_t j)
+			      struct view *v, unsigned char *p, size_t j)
 {
 	const uint64_t *slot = s->slot[j];
 	uint32_t info = (uint32_t)(slot[1] >> 32);
 	uint32_t n = info & 0xff, strs = info >> 8;
+	uint64_t ns = ulsm_trace_clock_to_ns(&s->clock, slot[0]);
 	unsigned char *bytes;
 
-	p = put64(p, slot[0]);
+	/*
+	 * A thread's events in order of time: the mappings of two reads
+	 * differ by their anchors' reading error (clock.h), tens of ns.
+	 */
+	if (ns < v->last_ns)
+		ns = v->last_ns;
+	v->last_ns = ns;
+	p = put64(p, ns);
 	p = put32(p, (uint32_t)slot[1]);
 	p = put32(p, info);
 	bytes = p + 8 * n;
@@ -1000,7 +1006,7 @@ static bool put_events(struct ulsm_trace_stream *s, struct view *v)
 	p = put32(p, r->tid);
 	p = put32(p, (uint32_t)fit);
 	for (size_t j = 0; j < fit; j++)
-		p = put_one(s, p, torn + j);
+		p = put_one(s, v, p, torn + j);
 	v->pos += fit;
 	s->events += fit;
 	return true;

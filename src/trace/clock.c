@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * src/trace/clock.c - the recorder's clock (clock.h has the design): the
+ * choice of a counter or CLOCK_MONOTONIC, once before the first event,
+ * the anchor, and the mapping a stream converts its events with.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include "base/base.h"
+#include "base/sys.h"
+#include "trace/clock.h"
+
+#define ANCHOR_MIN_NS	2000000u	/* the rate, measured over 2 ms at least */
+#define PAIR_TRIES	5
+
+bool ulsm__trace_counter;
+
+static uint64_t anchor_c, anchor_ns;
+static const char *bad_value;	/* a ULSM_TRACE_CLOCK to report */
+static bool counter_refused;	/* asked for, not usable here */
+static int reported;
+
+#if defined(__x86_64__)
+/* The kernel's clocksource, if it can be read: "tsc" means in step. */
+static bool clocksource_is_tsc(void)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = ulsm_sys_open("/sys/devices/system/clocksource/clocksource0/"
+			       "current_clocksource", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = ulsm_sys_read(fd, buf, sizeof(buf) - 1);
+	ulsm_sys_close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return !strcmp(buf, "tsc\n") || !strcmp(buf, "tsc");
+}
+
+/* CPUID 0x80000007, EDX bit 8: the TSC runs at one rate in every state. */
+static bool counter_usable(void)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & 1u << 8))
+		return false;
+	return clocksource_is_tsc();
+}
+#elif defined(__aarch64__)
+static bool counter_usable(void)
+{
+	return true;	/* the generic timer: one rate, system-wide */
+}
+#else
+static bool counter_usable(void)
+{
+	return false;
+}
+#endif
+
+/* A (counter, CLOCK_MONOTONIC) pair: the tightest of a few readings. */
+static void pair(uint64_t *c, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < PAIR_TRIES; i++) {
+		uint64_t t1 = ulsm_trace_counter_read();
+		uint64_t n = ulsm_trace_mono_ns();
+		uint64_t t2 = ulsm_trace_counter_read();
+
+		if (t2 >= t1 && t2 - t1 < best) {
+			best = t2 - t1;
+			*c = t1 + (t2 - t1) / 2;
+			*ns = n;
+		}
+	}
+	if (best == UINT64_MAX) {	/* a counter that went back: no pair */
+		*c = ulsm_trace_counter_read();
+		*ns = ulsm_trace_mono_ns();
+	}
+}
+
+void ulsm_trace_clock_init(void)
+{
+	const char *s = getenv("ULSM_TRACE_CLOCK");
+	bool want = true;
+
+	if (s && *s) {
+		if (!strcmp(s, "monotonic"))
+			want = false;
+		else if (strcmp(s, "counter"))
+			bad_value = s;
+	}
+	if (want && !counter_usable()) {
+		counter_refused = s && !strcmp(s, "counter");
+		want = false;
+	}
+	if (want)
+		pair(&anchor_c, &anchor_ns);
+	ulsm__trace_counter = want;
+}
+
+/* A bad ULSM_TRACE_CLOCK, or a counter asked for and not usable: once. */
+void ulsm_trace_clock_report(void)
+{
+	if (!bad_value && !counter_refused)
+		return;
+	if (__atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED))
+		return;
+	if (bad_value)
+		ulsm_report("ULSM_TRACE_CLOCK=\"%s\" is neither \"counter\" nor "
+			    "\"monotonic\": %s used", bad_value,
+			    ulsm__trace_counter ? "the counter" :
+						  "CLOCK_MONOTONIC");
+	else
+		ulsm_report("ULSM_TRACE_CLOCK=counter: this machine's counter "
+			    "does not run at one rate on every CPU (or the "
+			    "kernel does not use it): CLOCK_MONOTONIC used");
+}
+
+void ulsm_trace_clock_map_now(struct ulsm_trace_clock_map *m)
+{
+	uint64_t c, ns;
+
+	*m = (struct ulsm_trace_clock_map){ .counter = ulsm__trace_counter };
+	if (!m->counter)
+		return;
+	pair(&c, &ns);
+	if (ns - anchor_ns < ANCHOR_MIN_NS) {
+		uint64_t left = ANCHOR_MIN_NS - (ns - anchor_ns);
+		struct timespec ts = { 0, (long)left };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		pair(&c, &ns);
+	}
+	m->c0 = anchor_c;
+	m->ns0 = anchor_ns;
+	if (c > anchor_c && ns > anchor_ns)
+		m->ns_per_tick = (double)(ns - anchor_ns) /
+				 (double)(c - anchor_c);
+	else
+		m->ns_per_tick = 0;	/* no time passed: every event now */
+	if (!m->ns_per_tick)
+		m->ns0 = ns;
+}
