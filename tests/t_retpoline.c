@@ -372,7 +372,8 @@ static void where(uintptr_t pc, char *buf, size_t len)
 		snprintf(buf, len, "%s+%#lx", di.dli_sname,
 			 (unsigned long)(pc - (uintptr_t)di.dli_saddr));
 	else if (m)
-		snprintf(buf, len, "%s+%#lx", m->path,
+		snprintf(buf, len, "%.64s+%#lx", strrchr(m->path, '/') ?
+			 strrchr(m->path, '/') + 1 : m->path,	/* its name */
 			 (unsigned long)(pc - m->lo));
 	else
 		snprintf(buf, len, "%#lx", (unsigned long)pc);
