@@ -5,18 +5,11 @@
  * the anchor, and the mapping a stream converts its events with.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 
 #include "base/base.h"
-#include "base/sys.h"
 #include "trace/clock.h"
 
 #define ANCHOR_MIN_NS	2000000u	/* the rate, measured over 2 ms at least */
@@ -29,55 +22,15 @@ static const char *bad_value;	/* a ULSM_TRACE_CLOCK to report */
 static bool counter_refused;	/* asked for, not usable here */
 static int reported;
 
-#if defined(__x86_64__)
-/* The kernel's clocksource, if it can be read: "tsc" means in step. */
-static bool clocksource_is_tsc(void)
-{
-	char buf[32];
-	ssize_t n;
-	int fd = ulsm_sys_open("/sys/devices/system/clocksource/clocksource0/"
-			       "current_clocksource", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	n = ulsm_sys_read(fd, buf, sizeof(buf) - 1);
-	ulsm_sys_close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	return !strcmp(buf, "tsc\n") || !strcmp(buf, "tsc");
-}
-
-/* CPUID 0x80000007, EDX bit 8: the TSC runs at one rate in every state. */
-static bool counter_usable(void)
-{
-	unsigned int a, b, c, d;
-
-	if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & 1u << 8))
-		return false;
-	return clocksource_is_tsc();
-}
-#elif defined(__aarch64__)
-static bool counter_usable(void)
-{
-	return true;	/* the generic timer: one rate, system-wide */
-}
-#else
-static bool counter_usable(void)
-{
-	return false;
-}
-#endif
-
 /* A (counter, CLOCK_MONOTONIC) pair: the tightest of a few readings. */
 static void pair(uint64_t *c, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
 
 	for (int i = 0; i < PAIR_TRIES; i++) {
-		uint64_t t1 = ulsm_trace_counter_read();
+		uint64_t t1 = arch_counter_read();
 		uint64_t n = ulsm_trace_mono_ns();
-		uint64_t t2 = ulsm_trace_counter_read();
+		uint64_t t2 = arch_counter_read();
 
 		if (t2 >= t1 && t2 - t1 < best) {
 			best = t2 - t1;
@@ -86,7 +39,7 @@ static void pair(uint64_t *c, uint64_t *ns)
 		}
 	}
 	if (best == UINT64_MAX) {	/* a counter that went back: no pair */
-		*c = ulsm_trace_counter_read();
+		*c = arch_counter_read();
 		*ns = ulsm_trace_mono_ns();
 	}
 }
@@ -102,7 +55,7 @@ void ulsm_trace_clock_init(void)
 		else if (strcmp(s, "counter"))
 			bad_value = s;
 	}
-	if (want && !counter_usable()) {
+	if (want && !arch_counter_usable()) {
 		counter_refused = s && !strcmp(s, "counter");
 		want = false;
 	}

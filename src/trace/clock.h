@@ -4,9 +4,9 @@
  * when it is recorded, and how it becomes CLOCK_MONOTONIC nanoseconds
  * when a stream (or the file) sends it.
  *
- * Recording reads the CPU's counter (rdtsc on x86-64, cntvct_el0 on
- * aarch64): a few cycles, against about 20 ns for clock_gettime() from
- * the vDSO. A counter is used only where it runs at one rate on every
+ * Recording reads the CPU's counter (src/engine/counter.h: rdtsc on
+ * x86-64, cntvct_el0 on aarch64): a few cycles, against about 20 ns for
+ * clock_gettime() from the vDSO. A counter is used only where it runs at one rate on every
  * CPU, whatever their power states (x86-64: the invariant TSC, and the
  * kernel's clocksource is "tsc", so the kernel found the CPUs' counters
  * in step; aarch64: the generic timer, always); elsewhere, and with
@@ -31,6 +31,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "engine/counter.h"
+
 /* True when events hold counter values (set once, before any event). */
 extern bool ulsm__trace_counter __attribute__((visibility("hidden")));
 
@@ -42,28 +44,11 @@ static inline uint64_t ulsm_trace_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static inline uint64_t ulsm_trace_counter_read(void)
-{
-#if defined(__x86_64__)
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
-#elif defined(__aarch64__)
-	uint64_t v;
-
-	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
-	return v;
-#else
-	return ulsm_trace_mono_ns();
-#endif
-}
-
 /* The one place the recorder reads the time, for an event. */
 static inline uint64_t ulsm_trace_clock(void)
 {
 	if (__builtin_expect(ulsm__trace_counter, 1))
-		return ulsm_trace_counter_read();
+		return arch_counter_read();
 	return ulsm_trace_mono_ns();
 }
 
