@@ -343,17 +343,17 @@ ulsm__out:								\
  * unmapped only once no thread is in its code. For the other sets the
  * constant condition folds away: the same code as without it.
  */
-static inline int ulsm__read_enter(int unloadable)
+static inline __attribute__((always_inline)) int ulsm__read_enter(int unloadable)
 {
 	if (unloadable)
-		ulsm_read_lock();
+		ulsm__read_lock_inline();	/* the tracepoints' read side */
 	return unloadable;
 }
 
-static inline void ulsm__read_leave(int *unloadable)
+static inline __attribute__((always_inline)) void ulsm__read_leave(int *unloadable)
 {
 	if (*unloadable)
-		ulsm_read_unlock();
+		ulsm__read_unlock_inline();
 }
 
 #define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
