@@ -692,19 +692,24 @@ $(BUILD)/bench/bench_tracepoint: bench/bench_tracepoint.c bench/bench.h bench/tp
 
 BENCH_ARGS	?=
 BENCH_CHARTS	:= static workload hooks update tracepoint
+# Each benchmark appends the targets it judged here (bench/bench.h,
+# bench_target); bench/targets.sh prints them all at the end.
+BENCH_TARGETS	:= $(abspath $(BUILD))/bench/targets.tsv
+BT_ENV		:= BENCH_TARGETS=$(BENCH_TARGETS)
 bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_tracepoint $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload $(BUILD)/bench/bench_update $(BA_BINS)
-	$(EMU) $(BUILD)/bench/bench_updaters $(BENCH_ARGS)
-	$(EMU) $(BUILD)/bench/bench_update $(BENCH_ARGS) --json $(BUILD)/bench/update.json --plot $(BUILD)/bench/update
-	$(EMU) $(BUILD)/bench/bench_unload $(BENCH_ARGS) --json $(BUILD)/bench/unload.json
-	$(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json --plot $(BUILD)/bench/static
-	$(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json --plot $(BUILD)/bench/static
-	$(EMU) $(BUILD)/bench/bench_workload $(BENCH_ARGS) --json $(BUILD)/bench/workload.json --plot $(BUILD)/bench/workload
-	$(EMU) $(BUILD)/bench/bench_hooks $(BENCH_ARGS) --json $(BUILD)/bench/hooks.json --plot $(BUILD)/bench/hooks \
+	@mkdir -p $(dir $(BENCH_TARGETS)) && rm -f $(BENCH_TARGETS)
+	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_updaters $(BENCH_ARGS)
+	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_update $(BENCH_ARGS) --json $(BUILD)/bench/update.json --plot $(BUILD)/bench/update
+	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_unload $(BENCH_ARGS) --json $(BUILD)/bench/unload.json
+	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json --plot $(BUILD)/bench/static
+	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json --plot $(BUILD)/bench/static
+	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_workload $(BENCH_ARGS) --json $(BUILD)/bench/workload.json --plot $(BUILD)/bench/workload
+	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_hooks $(BENCH_ARGS) --json $(BUILD)/bench/hooks.json --plot $(BUILD)/bench/hooks \
 		--workload $(BUILD)/bench/workload.dat \
 		--callgrind-exe $(BUILD)/bench/bench_hooks-nodebug $(if $(EMU),--no-callgrind)
-	@for b in $(BA_BINS); do $(EMU) $$b $(BENCH_ARGS) || exit 1; done
-	$(EMU) $(BUILD)/bench/bench_tracepoint $(BENCH_ARGS) --json $(BUILD)/bench/tracepoint.json --plot $(BUILD)/bench/tracepoint
-	$(if $(HAVE_LTTNG),bench/lttng/session.sh $(BUILD)/bench/bench_tracepoint $(BENCH_ARGS) --json $(BUILD)/bench/tracepoint-lttng.json)
+	@for b in $(BA_BINS); do $(BT_ENV) $(EMU) $$b $(BENCH_ARGS) || exit 1; done
+	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_tracepoint $(BENCH_ARGS) --json $(BUILD)/bench/tracepoint.json --plot $(BUILD)/bench/tracepoint
+	$(if $(HAVE_LTTNG),$(BT_ENV) bench/lttng/session.sh $(BUILD)/bench/bench_tracepoint $(BENCH_ARGS) --json $(BUILD)/bench/tracepoint-lttng.json)
 	@for c in $(BENCH_CHARTS); do \
 		if command -v gnuplot >/dev/null 2>&1; then \
 			gnuplot $(BUILD)/bench/$$c.gp && echo "chart: $(BUILD)/bench/$$c.png"; \
@@ -712,6 +717,7 @@ bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_tracepoint $(BUILD)/be
 			echo "gnuplot not installed: chart $(BUILD)/bench/$$c.png skipped (apt-get install gnuplot-nox)"; \
 		fi; \
 	done
+	@bench/targets.sh $(BENCH_TARGETS)
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)

@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +215,32 @@ static inline int bench_run(struct bench_cand *c, size_t n,
 static inline double bench_ratio(double num, double den)
 {
 	return den > 0 ? num / den : 0;
+}
+
+/*
+ * One of the issues' targets, judged by this run: @met, and @detail (the
+ * figures it was judged on, side by side). Each benchmark prints its own
+ * as it likes; this also appends one line to the file $BENCH_TARGETS
+ * names, if set, so that make bench ends with every target of the run in
+ * one table (bench/targets.sh).
+ */
+__attribute__((format(printf, 4, 5)))
+static inline void bench_target(const char *bench, const char *what,
+				bool met, const char *detail, ...)
+{
+	const char *path = getenv("BENCH_TARGETS");
+	char text[300];
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, detail);
+	vsnprintf(text, sizeof(text), detail, ap);
+	va_end(ap);
+	if (!path || !*path || !(f = fopen(path, "a")))
+		return;
+	fprintf(f, "%s\t%s\t%s\t%s\n", met ? "met" : "NOT met", bench, what,
+		text);
+	fclose(f);
 }
 
 /* The header matching bench_print_row(); @first labels the first column. */

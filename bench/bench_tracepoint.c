@@ -854,6 +854,9 @@ static void print_targets(void)
 		printf("  %-62s %s\n      %s\n", t->what,
 		       !t->measured ? "not measured" :
 		       t->met ? "met" : "NOT met", t->detail);
+		if (t->measured)
+			bench_target("bench_tracepoint", t->what, t->met, "%s",
+				     t->detail);
 	}
 }
 

@@ -164,9 +164,17 @@ static void target(int v, int hook, int ki, int impl, const char *what,
 
 	printf("  %-9s %-38s %5.2f (%6.2f vs %6.2f ns)", vname[v], what, q,
 	       med(v, hook, ki, impl), med(v, hook, ki, I_LIMIT));
-	if (limit > 0)
+	if (limit > 0) {
+		char t[160];
+
 		printf("  %s %.2f", q <= limit ? "met, <=" : "NOT met, >",
 		       limit);
+		snprintf(t, sizeof(t), "%s %s: ulsm / limit <= %.2f", vname[v],
+			 what, limit);
+		bench_target("bench_hooks", t, q <= limit, "%.2f (%.2f vs "
+			     "%.2f ns)", q, med(v, hook, ki, impl),
+			     med(v, hook, ki, I_LIMIT));
+	}
 	printf("\n");
 }
 

@@ -101,6 +101,7 @@ static int check_slots(void)
 static void verdict(const char *what, double q, bool met)
 {
 	printf("  %-62s %6.2f  %s\n", what, q, met ? "met" : "NOT met");
+	bench_target("bench_apr-" BA_VARIANT, what, met, "%.2f", q);
 }
 
 int main(int argc, char **argv)
