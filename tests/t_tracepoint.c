@@ -200,6 +200,72 @@ static void by_glob(void)
 	}
 }
 
+/*
+ * A tracepoint in a -fPIC shared object: its site was compiled as "call
+ * <trampoline>@PLT" (the trampoline has default visibility). The site is
+ * recorded and patched all the same: a probe in reach (the plug-in's own)
+ * is called directly, one out of reach through the PLT entry, and with
+ * none the PLT entry's trampoline returns.
+ */
+static void plt_sites(void)
+{
+	bool patching = strcmp(ulsm_backend(), "x86_64") == 0 ||
+			strcmp(ulsm_backend(), "aarch64") == 0;
+	const char *dir = getenv("ULSM_TEST_PLUGIN_DIR");
+	const struct static_call_key *key;
+	void (*probe)(void *, int);
+	int (*hit)(int), (*count)(void);
+	int n, direct = -1;
+	char path[512];
+	void *h;
+
+	snprintf(path, sizeof(path), "%s/plugin_tp.so", dir ? dir : ".");
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	ok(h != NULL, "PLT: dlopen plugin_tp.so%s%s", h ? "" : ": ",
+	   h ? "" : dlerror());
+	if (!h)
+		return;
+	key = dlsym(h, "__SCK____tracepoint_call_tp_g3");
+	probe = (void (*)(void *, int))dlsym(h, "plugin_tp_probe");
+	hit = (int (*)(int))dlsym(h, "plugin_tp_hit");
+	count = (int (*)(void))dlsym(h, "plugin_tp_count");
+	if (!ok(key && probe && hit && count, "PLT: the plug-in's symbols")) {
+		dlclose(h);
+		return;
+	}
+	n = ulsm_static_call_sites(key, &direct);
+	if (patching)
+		is_int(n, 1, "PLT: the plug-in's site is recorded though it "
+		       "calls the trampoline's PLT entry");
+	else
+		ok(n <= 0, "PLT: %s back end: no call site patched (%d)",
+		   ulsm_backend(), n);
+	is_int(ulsm_trace_attach("tp_g3", (void *)probe, NULL), 1,
+	       "PLT: attach the plug-in's own probe");
+	hit(5);
+	is_int(count(), 5, "PLT: it runs");
+	n = ulsm_static_call_sites(key, &direct);
+	if (patching)
+		ok(n == 1 && direct == 1, "PLT: the site calls it directly "
+		   "(%d of %d)", direct, n);
+	is_int(ulsm_trace_detach("tp_g3", (void *)probe, NULL), 1,
+	       "PLT: detach it");
+	is_int(ulsm_trace_attach("tp_g3", (void *)gprobe, NULL), 1,
+	       "PLT: attach a probe of the program's");
+	gcount = 0;
+	hit(7);
+	is_int(gcount, 7, "PLT: it runs (directly or through the PLT entry)");
+	ulsm_static_call_sites(key, &direct);
+	diag("PLT: the program's probe is called %s", direct == 1 ?
+	     "directly" : "through the PLT entry (out of reach)");
+	is_int(ulsm_trace_detach("tp_g3", (void *)gprobe, NULL), 1,
+	       "PLT: detach it");
+	gcount = 0;
+	hit(9);
+	ok(gcount == 0 && count() == 5, "PLT: no probe: nothing runs");
+	dlclose(h);
+}
+
 /* A glob over 100 tracepoints without a probe: one update. */
 static int many_count;
 static void many_probe(void *data, int x)
@@ -1054,6 +1120,7 @@ int main(int argc, char **argv)
 	errors_inside_a_probe();
 	glob_errors();
 	by_glob();
+	plt_sites();
 	many_at_once();
 	under_threads(rounds);
 	sleeping_probe();

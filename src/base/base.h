@@ -108,6 +108,15 @@ struct ulsm_loaded {
 /* Fill @out for the object that holds @addr; 0 or -ENOENT (none does). */
 int ulsm_loaded_find(const void *addr, struct ulsm_loaded *out);
 
+/*
+ * The symbol that the jump-slot relocation of GOT slot @slot names
+ * (src/base/plt.c): its name into @name (@len bytes), and in *@here its
+ * address if the slot's own object defines it, else 0. 0, or -ENOENT (no
+ * such relocation, or a name longer than @len), -EINVAL.
+ */
+int ulsm_plt_slot_symbol(uintptr_t slot, char *name, size_t len,
+			 uintptr_t *here);
+
 /* The writable segments of every loaded object, sorted. */
 struct ulsm_ranges {
 	struct ulsm_range *v;

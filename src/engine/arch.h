@@ -100,7 +100,12 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
  * arch_find_call: the direct call to @callee whose site entry was recorded
  * at @label, just after it: the call ends at @label, or is followed only
  * by instructions that cannot contain a call (the compiler may move the
- * result between registers first). Set *site, or return -EILSEQ.
+ * result between registers first). Set *site, or return -EILSEQ. A
+ * @callee of 0 takes a direct call to anything (x86-64, aarch64; the
+ * caller decodes its target).
+ * arch_decode_plt: if @stub is a PLT entry, a jump through a GOT slot, set
+ * *slot to the slot's address and return 0; else -EILSEQ, or -ENOSYS
+ * where the back end does not read PLTs (riscv64, generic).
  * arch_encode_call: a direct call at @site to @target; resume is @target
  * and link the return address. Return 0, or -ERANGE (out of reach).
  * arch_calls_patchable: whether a trapped call may be emulated in this
@@ -110,6 +115,7 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
  */
 int arch_decode_call(uintptr_t site, uintptr_t *target);
 int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site);
+int arch_decode_plt(uintptr_t stub, uintptr_t *slot);
 int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out);
 bool arch_calls_patchable(void);
 

@@ -19,6 +19,7 @@
  *     indirect form meanwhile goes to the old target, which is allowed
  *     mid-update).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,32 @@ static uintptr_t tramp_of(const struct static_call_key *key,
 }
 
 /*
+ * Whether the PLT entry @stub ends in @tramp: a site compiled as "call
+ * tramp@PLT" (a -fPIC shared object, where the trampoline has default
+ * visibility). Its GOT slot holds @tramp already (bound), or its jump
+ * slot names a symbol that the process binds to @tramp: the global
+ * definition (dlsym(RTLD_DEFAULT)), or, with none, the slot's own
+ * object's (a plug-in loaded RTLD_LOCAL). Such a site is patched like a
+ * direct call to the trampoline, and calls the PLT entry where it would
+ * call the trampoline (target NULL, or out of reach).
+ */
+static bool plt_reaches(uintptr_t stub, uintptr_t tramp)
+{
+	uintptr_t slot, here;
+	char name[256];
+	void *global;
+
+	if (arch_decode_plt(stub, &slot))
+		return false;
+	if (__atomic_load_n((const uintptr_t *)slot, __ATOMIC_RELAXED) == tramp)
+		return true;
+	if (ulsm_plt_slot_symbol(slot, name, sizeof(name), &here))
+		return false;
+	global = dlsym(RTLD_DEFAULT, name);
+	return global ? (uintptr_t)global == tramp : here == tramp;
+}
+
+/*
  * The call sites of an object's "ulsm_call_sites": record one, and queue
  * it if its key's target is not the trampoline it was compiled to call. A
  * site is left alone (counted, not refused) when it does not hold "call
@@ -193,7 +220,7 @@ static int collect_call_site(struct ulsm_collect *c, const void *record)
 {
 	const struct ulsm_call_site *e = record;
 	struct static_call_key *key = (void *)(uintptr_t)ulsm_site_record_ref(e);
-	uintptr_t label = ulsm_site_record_addr(e), site = 0, tramp = 0;
+	uintptr_t label = ulsm_site_record_addr(e), site = 0, tramp = 0, callee;
 	struct ulsm_site *s = &c->sites[c->n];
 	bool patchable = arch_calls_patchable();
 	struct fresh_tramps *fresh = fresh_tramps(c);
@@ -205,25 +232,32 @@ static int collect_call_site(struct ulsm_collect *c, const void *record)
 				  c->n);
 	if (key)
 		tramp = tramp_of(key, fresh);
-	if (!patchable || !tramp || arch_find_call(label, tramp, &site)) {
+	/* What the site calls as compiled: the trampoline, or its PLT entry. */
+	callee = tramp;
+	if (patchable && tramp && arch_find_call(label, tramp, &site) &&
+	    (arch_find_call(label, 0, &site) || arch_decode_call(site, &callee) ||
+	     !plt_reaches(callee, tramp)))
+		callee = 0;
+	if (!patchable || !tramp || !callee) {
 		/* It keeps calling what it was compiled to call. */
 		ulsm_stat_add(call_sites_skipped, 1);
 		ulsm_debug("call site before %#lx left as compiled (%s)",
 			   (unsigned long)label,
 			   !patchable ? "shadow stack" :
 			   !tramp ? "no trampoline known for its key" :
-			   "not a direct call to the trampoline");
+			   "not a direct call to the trampoline or its PLT "
+			   "entry");
 		return 0;
 	}
 	memset(s, 0, sizeof(*s));
 	s->addr = site;
-	s->target = tramp;
+	s->target = callee;
 	s->key = key;
 	s->owner = c->owner;
 	s->kind = &ulsm_kind_call_site;
 	c->n++;
 	ulsm_stat_add(call_sites, 1);
-	ret = arch_encode_call(site, tramp, &cur);
+	ret = arch_encode_call(site, callee, &cur);
 	if (!ret)
 		ret = site_insn(s, key->func, &want);
 	if (!ret)

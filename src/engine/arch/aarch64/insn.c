@@ -256,7 +256,7 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 		uintptr_t p = label - 4 * (uintptr_t)(gap + 1), target;
 		int i;
 
-		if (arch_decode_call(p, &target) || target != callee)
+		if (arch_decode_call(p, &target) || (callee && target != callee))
 			continue;
 		for (i = 1; i <= gap; i++)
 			if (!is_reg_move(word_at(p + 4 * (uintptr_t)i)))
@@ -267,6 +267,32 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 		}
 	}
 	return -EILSEQ;
+}
+
+/*
+ * A PLT entry as GNU ld writes it: [bti c;] adrp x16, page; ldr x17,
+ * [x16, #off]; add x16, x16, #off; br x17. The slot is page + off.
+ */
+int arch_decode_plt(uintptr_t stub, uintptr_t *slot)
+{
+	uint32_t w = word_at(stub), ldr;
+	uintptr_t page;
+	int64_t imm;
+
+	if (w == 0xd503245fu)			/* bti c */
+		w = word_at(stub += 4);
+	if ((w & 0x9f00001fu) != 0x90000010u)	/* adrp x16 */
+		return -EILSEQ;
+	ldr = word_at(stub + 4);
+	if ((ldr & 0xffc003ffu) != 0xf9400211u)	/* ldr x17, [x16, #imm] */
+		return -EILSEQ;
+	if (word_at(stub + 12) != 0xd61f0220u)	/* br x17 */
+		return -EILSEQ;
+	imm = (int64_t)(((w >> 5) & 0x7ffffu) << 2 | ((w >> 29) & 3));
+	imm = (int64_t)((uint64_t)imm << 43) >> 31;	/* sign-extend, << 12 */
+	page = (stub & ~(uintptr_t)0xfff) + (uintptr_t)imm;
+	*slot = page + (((ldr >> 10) & 0xfffu) << 3);
+	return 0;
 }
 
 int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)

@@ -154,7 +154,7 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 	for (size_t gap = 0; gap <= X86_MAX_CALL_GAP; gap++) {
 		uintptr_t p = label - gap - X86_INSN_SIZE, q, target;
 
-		if (arch_decode_call(p, &target) || target != callee)
+		if (arch_decode_call(p, &target) || (callee && target != callee))
 			continue;
 		for (q = p + X86_INSN_SIZE; q < label;) {
 			size_t n = reg_move_len((const uint8_t *)q);
@@ -169,6 +169,27 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 		}
 	}
 	return -EILSEQ;
+}
+
+/*
+ * A PLT entry as GNU ld and lld write them: jmp *slot(%rip) (ff 25),
+ * after endbr64 (f3 0f 1e fa, .plt.sec under IBT) and with a bnd prefix
+ * (f2, MPX PLTs) or not.
+ */
+int arch_decode_plt(uintptr_t stub, uintptr_t *slot)
+{
+	const uint8_t *p = (const uint8_t *)stub;
+	int32_t disp;
+
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+		p += 4;
+	if (p[0] == 0xf2)
+		p++;
+	if (p[0] != 0xff || p[1] != 0x25)
+		return -EILSEQ;
+	memcpy(&disp, p + 2, sizeof(disp));
+	*slot = (uintptr_t)(p + 6) + (intptr_t)disp;
+	return 0;
 }
 
 int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
