@@ -2,7 +2,8 @@
 /*
  * Start-up, the top of the library: it may use every layer below. Once,
  * before the first object's sites are collected, it reads the
- * configuration, registers the fork handlers, registers every kind of
+ * configuration, registers the fork handlers (one set, every layer's in
+ * the lock order), registers every kind of
  * site with the engine (static keys' and calls', src/static/; the hook
  * entries', src/lsm/), and arms the dump at exit. And it is where every
  * object comes in: the public ulsm_object_register(), which each object's
@@ -21,11 +22,45 @@ void ulsm_dump_arm(const void *object);
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+/*
+ * fork(): every layer's locks, taken in the prepare handler in the lock
+ * order (the tracepoints', the hook framework's, the patch lock, the
+ * grace periods' leaf), released in the parent and made anew or released
+ * in the child in reverse. One registration, so that the order is the
+ * same in every process: with a registration per layer, made at its
+ * first use, the order followed which layer a program used first, and
+ * ThreadSanitizer found a real inversion (the hook framework's lock is
+ * held while the patch lock is taken, but could be prepared after it).
+ */
+static void fork_prepare(void)
+{
+	ulsm_trace_fork_prepare();
+	ulsm_lsm_fork_prepare();
+	ulsm_lock_fork_prepare();
+	ulsm_grace_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	ulsm_grace_fork_parent();
+	ulsm_lock_fork_parent();
+	ulsm_lsm_fork_parent();
+	ulsm_trace_fork_release();
+}
+
+static void fork_child(void)
+{
+	ulsm_grace_fork_child();
+	ulsm_lock_fork_child();
+	ulsm_lsm_fork_child();
+	ulsm_trace_fork_release();
+}
+
 static void start(void)
 {
 	ulsm_config_init();
-	ulsm_lock_atfork_init();
-	ulsm_trace_atfork_init();	/* after: it prepares first */
+	if (pthread_atfork(fork_prepare, fork_parent, fork_child))
+		ulsm_die("pthread_atfork failed");
 	ulsm_trace_recorder_atfork_init();
 	ulsm_site_kind_register(&ulsm_kind_key_site);
 	ulsm_site_kind_register(&ulsm_kind_trampoline);

@@ -91,8 +91,19 @@ int ulsm_update_lock(void);
 /* The patch lock if it is free now: 0, or -EBUSY (dump at exit). */
 int ulsm_trylock(void);
 
-/* The fork handlers (docs/patching-protocol.md, "fork"); once. */
-void ulsm_lock_atfork_init(void);
+/*
+ * The fork handlers of the patch lock (docs/patching-protocol.md, "fork")
+ * and of the grace periods' locks (src/engine/grace.c). No layer
+ * registers its own: the start-up (src/init.c) registers one set that
+ * calls every layer's in the lock order, the same in every process
+ * whatever was used first.
+ */
+void ulsm_lock_fork_prepare(void);
+void ulsm_lock_fork_parent(void);
+void ulsm_lock_fork_child(void);
+void ulsm_grace_fork_prepare(void);
+void ulsm_grace_fork_parent(void);
+void ulsm_grace_fork_child(void);
 
 /* --- trap-handler quiescence (src/engine/quiesce.c) --------------------------- */
 

@@ -152,17 +152,17 @@ static void reader_exit(void *arg)
  * was the parent's heap, copied; left as it is), and their sections in
  * the shared record.
  */
-static void fork_prepare(void)
+void ulsm_grace_fork_prepare(void)
 {
 	pthread_mutex_lock(&readers_lock);
 }
 
-static void fork_parent(void)
+void ulsm_grace_fork_parent(void)
 {
 	pthread_mutex_unlock(&readers_lock);
 }
 
-static void fork_child(void)
+void ulsm_grace_fork_child(void)
 {
 	shared.rd.ctr = me.shared ? (shared.rd.ctr & PHASE) + me.shared * NEST
 				  : 0;
@@ -197,15 +197,8 @@ static bool key_setup(void)
 	return !pthread_key_create(&reader_key, reader_exit);
 }
 
-static bool atfork_setup(void)
-{
-	return !pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
-
 static struct setup key_once = { .fn = key_setup,
 				  .what = "pthread_key_create" };
-static struct setup atfork_once = { .fn = atfork_setup,
-				    .what = "pthread_atfork" };
 
 static bool setup(struct setup *o)
 {
@@ -230,18 +223,13 @@ static bool setup(struct setup *o)
 	return done;
 }
 
-/* Before main(), with one thread: nothing can hold readers_lock yet. */
-__attribute__((constructor)) static void grace_early(void)
-{
-	setup(&atfork_once);
-}
 
 /* The thread's own record, or NULL. */
 static struct reader *reader_new(void)
 {
 	struct reader *r;
 
-	if (!setup(&atfork_once) || !setup(&key_once))
+	if (!setup(&key_once))
 		return NULL;
 	r = ulsm_calloc(1, sizeof(*r));
 	if (!r)
@@ -452,8 +440,6 @@ ULSM_API int ulsm_synchronize(void)
 		return ulsm_error(-EDEADLK, "ulsm_synchronize: the calling "
 				  "thread is inside a read-side section");
 	ulsm_config_init();
-	/* A child of a fork must not inherit gp_lock held. */
-	setup(&atfork_once);
 	pthread_mutex_lock(&gp_lock);
 	ret = barrier_all();
 	if (!ret) {

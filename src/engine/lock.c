@@ -147,7 +147,7 @@ bool ulsm_lock_held(void)
 	return lock_mark == 1;
 }
 
-static void atfork_prepare(void)
+void ulsm_lock_fork_prepare(void)
 {
 	/* A fork from a signal handler inside an update: we hold it already. */
 	atfork_locked = !lock_mark;
@@ -155,13 +155,13 @@ static void atfork_prepare(void)
 		ticket_take(&patch_lock);
 }
 
-static void atfork_parent(void)
+void ulsm_lock_fork_parent(void)
 {
 	if (atfork_locked)
 		ticket_release(&patch_lock);
 }
 
-static void atfork_child(void)
+void ulsm_lock_fork_child(void)
 {
 	pthread_mutex_init(&patch_lock.m, NULL);
 	pthread_cond_init(&patch_lock.turn, NULL);
@@ -169,10 +169,4 @@ static void atfork_child(void)
 	patch_lock.next = patch_lock.serving + (atfork_locked || lock_mark);
 	if (atfork_locked)
 		ticket_release(&patch_lock);
-}
-
-void ulsm_lock_atfork_init(void)
-{
-	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
-		ulsm_die("pthread_atfork failed");
 }

@@ -92,6 +92,10 @@ struct ulsm_lsm_state {
 /* --- the framework lock and state (state.c) -------------------- */
 
 void ulsm_lsm_lock(void);
+/* Its fork handlers, which src/init.c calls in the lock order. */
+void ulsm_lsm_fork_prepare(void);
+void ulsm_lsm_fork_parent(void);
+void ulsm_lsm_fork_child(void);
 void ulsm_lsm_unlock(void);
 /* The framework lock if it is free now: 0 or -EBUSY (dump at exit). */
 int ulsm_lsm_trylock(void);

@@ -15,56 +15,58 @@
 
 #include "lsm_internal.h"
 
-static pthread_mutex_t lsm_lock;
-static pthread_once_t lsm_lock_once = PTHREAD_ONCE_INIT;
-
-static void lsm_lock_take(void)
-{
-	pthread_mutex_lock(&lsm_lock);
-}
-
-static void lsm_lock_release(void)
-{
-	pthread_mutex_unlock(&lsm_lock);
-}
-
-static void lsm_lock_create(void)
-{
-	pthread_mutexattr_t a;
-
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&lsm_lock, &a);
-	pthread_mutexattr_destroy(&a);
-}
-
-static void lsm_lock_init(void)
-{
-	lsm_lock_create();
-	/*
-	 * As for the patch lock: a child must not inherit it held. The child
-	 * makes a new one rather than unlocking: a recursive mutex checks its
-	 * owner's thread id, which the forking thread no longer has there.
-	 */
-	if (pthread_atfork(lsm_lock_take, lsm_lock_release, lsm_lock_create))
-		ulsm_die("pthread_atfork failed");
-}
+/*
+ * The hook framework's lock: recursive by a depth of the thread's own
+ * over a plain mutex. A recursive pthread mutex cannot be released in the
+ * child of fork() (its owner's thread id is the parent thread's), so it
+ * had to be made anew there, which ThreadSanitizer takes for a lock still
+ * held; a plain mutex is unlocked in the child like the others.
+ */
+static pthread_mutex_t lsm_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread unsigned int lsm_depth;
 
 void ulsm_lsm_lock(void)
 {
-	pthread_once(&lsm_lock_once, lsm_lock_init);
-	pthread_mutex_lock(&lsm_lock);
+	if (!lsm_depth)
+		pthread_mutex_lock(&lsm_lock);
+	lsm_depth++;
 }
 
 int ulsm_lsm_trylock(void)
 {
-	pthread_once(&lsm_lock_once, lsm_lock_init);
-	return pthread_mutex_trylock(&lsm_lock) ? -EBUSY : 0;
+	if (!lsm_depth && pthread_mutex_trylock(&lsm_lock))
+		return -EBUSY;
+	lsm_depth++;
+	return 0;
 }
 
 void ulsm_lsm_unlock(void)
 {
-	pthread_mutex_unlock(&lsm_lock);
+	if (!lsm_depth)
+		ulsm_die("unlock of the hook framework's lock, not held");
+	if (!--lsm_depth)
+		pthread_mutex_unlock(&lsm_lock);
+}
+
+/*
+ * fork() (src/init.c calls these in the lock order): taken before, so
+ * that a child never inherits it held by a thread it does not have;
+ * released after, in the parent and in the child (where the forking
+ * thread, with its depth, is the same).
+ */
+void ulsm_lsm_fork_prepare(void)
+{
+	ulsm_lsm_lock();
+}
+
+void ulsm_lsm_fork_parent(void)
+{
+	ulsm_lsm_unlock();
+}
+
+void ulsm_lsm_fork_child(void)
+{
+	ulsm_lsm_unlock();
 }
 
 struct ulsm_lsm_state *ulsm_lsm_state_of(struct ulsm_hook_set *set)

@@ -67,12 +67,12 @@ int ulsm_trace_names_wait(void (*emit)(void *arg, uint32_t id,
 void ulsm_trace_dump(FILE *f);
 
 /*
- * Register the tracepoint lock's fork handlers. The start-up calls it
- * once, after the patch lock's: handlers registered later prepare first,
- * and this lock comes first in the lock order.
+ * The tracepoint lock's fork handlers (src/init.c registers them, first
+ * in the lock order: prepared first); release in the parent and child.
  */
-void ulsm_trace_atfork_init(void);
-/* And the recorder's (recorder.c): a child records into rings of its own. */
+void ulsm_trace_fork_prepare(void);
+void ulsm_trace_fork_release(void);
+/* The recorder's (recorder.c, no lock): a child records into rings of its own. */
 void ulsm_trace_recorder_atfork_init(void);
 
 /*

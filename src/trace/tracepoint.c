@@ -842,18 +842,12 @@ void ulsm_trace_dump(FILE *f)
  * fork(): taken in the prepare handler, so that the child never inherits
  * it held by a thread it does not have, nor the lists half changed.
  */
-static void fork_prepare(void)
+void ulsm_trace_fork_prepare(void)
 {
 	pthread_mutex_lock(&trace_lock);
 }
 
-static void fork_release(void)
+void ulsm_trace_fork_release(void)
 {
 	pthread_mutex_unlock(&trace_lock);
-}
-
-void ulsm_trace_atfork_init(void)
-{
-	if (pthread_atfork(fork_prepare, fork_release, fork_release))
-		ulsm_die("pthread_atfork failed");
 }
