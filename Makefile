@@ -92,6 +92,7 @@ LIB_SRCS	:= src/base/sys.c src/base/error.c src/base/config.c src/base/loaded.c 
 		   src/lsm/dispatch.c src/lsm/seal.c src/lsm/toggle.c src/lsm/query.c \
 		   src/lsm/notes.c src/lsm/place.c src/lsm/pin.c src/lsm/plugins.c \
 		   src/trace/tracepoint.c src/trace/recorder.c \
+		   src/control/switch.c src/control/control.c \
 		   src/init.c src/dump.c
 ifeq ($(GENERIC),1)
 LIB_SRCS	+= src/engine/arch/generic/generic.c

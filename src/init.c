@@ -12,6 +12,7 @@
  */
 #include <pthread.h>
 
+#include "control/control.h"
 #include "lsm/lsm_internal.h"
 #include "static/static.h"
 #include "trace/trace.h"
@@ -32,6 +33,7 @@ static void start(void)
 	ulsm_site_kind_register(&ulsm_kind_call_site);
 	ulsm_site_kind_register(&ulsm_kind_hook_site);
 	ulsm_dump_arm(NULL);
+	ulsm_control_from_env();	/* last: it may serve at once */
 }
 
 static void ulsm_init(void)
