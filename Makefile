@@ -127,7 +127,7 @@ EXAMPLE_BINS	:= $(SMALL_EXAMPLES) $(BUILD)/examples/keys_demo $(BUILD)/examples/
 STRESS_ARGS	?= --flips 100000 --threads 3
 
 .PHONY: all tests examples check stress bench demo demo-keys demo-trace install uninstall clean distclean
-all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc $(BUILD)/ulsm-trace
+all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc $(BUILD)/ulsm-trace $(BUILD)/ulsmctl
 
 $(CONFIG_H): Makefile
 	@mkdir -p $(dir $@)
@@ -384,6 +384,12 @@ $(BUILD)/tests/t_lsm_churn.t: tests/t_lsm_churn.c tests/tap.h tests/runtime.h $(
 
 # The recorder's converter (tools/), installed with the library.
 $(BUILD)/ulsm-trace: tools/ulsm-trace.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
+
+# The control endpoint's client (tools/), installed with the library; its
+# --json runs the ulsm-trace built (or installed) next to it.
+$(BUILD)/ulsmctl: tools/ulsmctl.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
 
@@ -847,7 +853,7 @@ MAN_LINKS	:= $(foreach m,$(MAN_PAGES),$(foreach l,$(call man_names,$(m)),\
 I_MAN		:= $(foreach m,$(MAN_PAGES),$(MANDIR)/$(call man_sec,$(m))/$(notdir $(m))) \
 		   $(foreach l,$(MAN_LINKS),$(firstword $(subst =, ,$(l))))
 BINDIR		?= $(PREFIX)/bin
-I_BIN		:= $(BINDIR)/ulsm-trace
+I_BIN		:= $(BINDIR)/ulsm-trace $(BINDIR)/ulsmctl
 INSTALLED	:= $(I_HEADERS) $(I_LIBS) $(I_PKG) $(I_MAN) $(I_BIN)
 
 # One prefix holds one back end. The two differ in ulsm/config.h (which
@@ -894,7 +900,7 @@ install: all
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	install -d $(DESTDIR)$(BINDIR)
-	install -m 755 $(BUILD)/ulsm-trace $(DESTDIR)$(BINDIR)/
+	install -m 755 $(BUILD)/ulsm-trace $(BUILD)/ulsmctl $(DESTDIR)$(BINDIR)/
 	ln -sf libulsm.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_NAME)
 	ln -sf $(SHARED_NAME) $(DESTDIR)$(LIBDIR)/libulsm.so
 	# Written here, not in $(BUILD): PREFIX may differ from the build's.

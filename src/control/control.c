@@ -459,14 +459,14 @@ static void do_record(struct conn *c, const char *glob)
 		return;
 	}
 	ulsm_clear_error();
-	ret = ulsm_trace_enable(glob);
-	if (ret && ret != -EEXIST) {
+	ret = ulsm_trace_enable(glob);	/* how many it matched, or -errno */
+	if (ret < 0 && ret != -EEXIST) {
 		ulsm_trace_stream_close(ctl.stream);
 		ctl.stream = NULL;
 		reply_error(c, ret, ulsm_last_error());
 		return;
 	}
-	ctl.attached = !ret;
+	ctl.attached = ret >= 0;
 	snprintf(ctl.glob, sizeof(ctl.glob), "%s", glob);
 	ctl.rec = c;
 	c->recording = true;
