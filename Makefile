@@ -254,6 +254,15 @@ $(BUILD)/tests/t_lsm_%.t: tests/t_lsm_%.c tests/lsm/test_lsm.c tests/lsm/test_ls
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
 
+# The control endpoint's tests: the test hook set (a toggle, a sealed
+# set), and ulsm-trace to read a recording.
+CONTROL_TEST_DEPS := tests/control_client.h tests/lsm/test_lsm.c tests/lsm/test_lsm.h \
+		   tests/lsm/test_hook_defs.h $(TEST_DEPS) $(BUILD)/ulsm-trace
+$(BUILD)/tests/t_control.t $(BUILD)/tests/t_control_fuzz.t: $(BUILD)/tests/%.t: tests/%.c $(CONTROL_TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests -Itests/lsm -DTC_TRACE_TOOL='"$(abspath $(BUILD))/ulsm-trace"' \
+		$(CFLAGS_ALL) -fPIE -pie -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
+
 # t_lsm_arrival's own set, besides the shared one.
 $(BUILD)/tests/t_lsm_arrival.t: tests/lsm/arrival_hook_defs.h
 

@@ -198,11 +198,14 @@ static int open_dir(char *dir, size_t size, int *fd)
 		return ulsm_error(-errno, "control: cannot create %s: %s",
 				  dir, strerror(errno));
 	d = ulsm_sys_open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-	if (d == -ELOOP || d == -ENOTDIR)
-		return ulsm_error(d == -ELOOP ? -ELOOP : -ENOTDIR,
+	if (d == -ELOOP || d == -ENOTDIR) {
+		/* O_DIRECTORY on a link gives either: tell them apart. */
+		bool link = !lstat(dir, &st) && S_ISLNK(st.st_mode);
+
+		return ulsm_error(link ? -ELOOP : -ENOTDIR,
 				  "control: %s is %s: refused", dir,
-				  d == -ELOOP ? "a symbolic link" :
-				  "not a directory");
+				  link ? "a symbolic link" : "not a directory");
+	}
 	if (d < 0)
 		return ulsm_error(d, "control: cannot open %s: %s", dir,
 				  strerror(-d));
