@@ -874,7 +874,10 @@ static void requests(struct conn *c)
 		}
 		*nl = '\0';
 		used = (size_t)(nl - c->in) + 1;
-		request(c, c->in);
+		if (memchr(c->in, '\0', used - 1))
+			reply_error(c, -EINVAL, "a NUL byte in a request");
+		else
+			request(c, c->in);
 		memmove(c->in, c->in + used, c->inlen - used);
 		c->inlen -= used;
 	}
