@@ -117,6 +117,7 @@ TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t \
 		   $(BUILD)/tests/t_man.t $(BUILD)/tests/t_sys_wrapped.t \
 		   $(BUILD)/tests/t_layers.t $(BUILD)/tests/t_trace_tool.t \
+		   $(BUILD)/tests/t_ulsmctl.t \
 		   $(BUILD)/tests/t_apr_diff.t $(BUILD)/tests/t_apr_install.t \
 		   $(BUILD)/tests/t_static_call_rp.t $(BUILD)/tests/t_lsm_entry_rp.t
 # The README's small examples, run by make check (t_examples), and the
@@ -406,6 +407,31 @@ $(BUILD)/tests/t_trace_tool.t: tests/t_trace_tool.sh.in $(BUILD)/ulsm-trace $(BU
 	@mkdir -p $(dir $@)
 	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' $< > $@
 	chmod +x $@
+
+$(BUILD)/tests/t_ulsmctl.t: tests/t_ulsmctl.sh.in $(BUILD)/ulsmctl $(BUILD)/ulsm-trace $(BUILD)/examples/control/control_demo
+	@mkdir -p $(dir $@)
+	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' $< > $@
+	chmod +x $@
+
+# make demo-control: the demo with its endpoint on, shown, switched and
+# recorded by ulsmctl, then stopped (a few seconds).
+$(BUILD)/examples/control/control_demo: examples/control/control_demo.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+.PHONY: demo-control
+demo-control: $(BUILD)/examples/control/control_demo $(BUILD)/ulsmctl $(BUILD)/ulsm-trace
+	@rm -f $(BUILD)/control_demo.pid
+	ULSM_CONTROL=1 $(EMU) $(BUILD)/examples/control/control_demo $(BUILD)/control_demo.pid 20 & \
+	for i in 1 2 3 4 5 6 7 8 9 10; do [ -s $(BUILD)/control_demo.pid ] && break; sleep 0.2; done; \
+	pid=$$(cat $(BUILD)/control_demo.pid); sleep 0.2; \
+	$(BUILD)/ulsmctl list && \
+	$(BUILD)/ulsmctl show -p $$pid && \
+	$(BUILD)/ulsmctl switch -p $$pid verbose_log on && sleep 0.1 && \
+	$(BUILD)/ulsmctl switch -p $$pid verbose_log off && \
+	$(BUILD)/ulsmctl record -p $$pid 'req_*' -d 1s -o $(BUILD)/control_demo.bin && \
+	$(BUILD)/ulsm-trace --text $(BUILD)/control_demo.bin | head -5; \
+	st=$$?; kill $$pid; wait; exit $$st
 
 # ulsm-trace on hostile files: the tool is the one built here, with the
 # same sanitizers.
