@@ -1092,6 +1092,7 @@ static void at_exit(void)
 
 static void once_init(void)
 {
+	ulsm_switch_atfork_init();
 	pthread_atfork(NULL, NULL, fork_child);
 	atexit(at_exit);
 	for (int i = 0; i < MAX_CONNS; i++)

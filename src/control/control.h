@@ -29,6 +29,9 @@ int ulsm_switch_set(const char *name, bool on,
 		    void (*fn)(void *arg, const struct ulsm_switch *sw),
 		    void *arg);
 
+/* The switch lock's fork handlers; once, before the endpoint's own. */
+void ulsm_switch_atfork_init(void);
+
 /* ULSM_CONTROL=1: start the endpoint (start-up, src/init.c). */
 void ulsm_control_from_env(void);
 

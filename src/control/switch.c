@@ -76,3 +76,31 @@ int ulsm_switch_set(const char *name, bool on,
 	pthread_mutex_unlock(&switch_lock);
 	return ret;
 }
+
+/*
+ * fork(): the switch lock is not inherited held by a thread the child
+ * does not have (the endpoint's, in the middle of a flip). Registered by
+ * the endpoint's first start, after the library's own handlers: handlers
+ * registered later prepare first, and a flip takes this lock before the
+ * patch lock.
+ */
+static void switch_prepare(void)
+{
+	pthread_mutex_lock(&switch_lock);
+}
+
+static void switch_parent(void)
+{
+	pthread_mutex_unlock(&switch_lock);
+}
+
+static void switch_child(void)
+{
+	pthread_mutex_init(&switch_lock, NULL);
+}
+
+void ulsm_switch_atfork_init(void)
+{
+	if (pthread_atfork(switch_prepare, switch_parent, switch_child))
+		ulsm_die("pthread_atfork failed");
+}
