@@ -257,12 +257,25 @@ $(BUILD)/tests/t_lsm_%.t: tests/t_lsm_%.c tests/lsm/test_lsm.c tests/lsm/test_ls
 
 # The control endpoint's tests: the test hook set (a toggle, a sealed
 # set), and ulsm-trace to read a recording.
+# t_control also loads a plug-in with a switch, built as t_depart's is
+# (no -lulsm: it finds the library in the test program, -rdynamic).
 CONTROL_TEST_DEPS := tests/control_client.h tests/lsm/test_lsm.c tests/lsm/test_lsm.h \
 		   tests/lsm/test_hook_defs.h $(TEST_DEPS) $(BUILD)/ulsm-trace
-$(BUILD)/tests/t_control.t $(BUILD)/tests/t_control_fuzz.t: $(BUILD)/tests/%.t: tests/%.c $(CONTROL_TEST_DEPS)
+$(BUILD)/tests/plugin_switch.so: tests/plugin_switch.c $(HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/t_control.t: tests/t_control.c $(CONTROL_TEST_DEPS) $(BUILD)/tests/plugin_switch.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests -Itests/lsm -DTC_TRACE_TOOL='"$(abspath $(BUILD))/ulsm-trace"' \
-		$(CFLAGS_ALL) -fPIE -pie -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
+		-DTC_PLUGIN='"$(abspath $(BUILD))/tests/plugin_switch.so"' \
+		$(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c \
+		-Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
+
+$(BUILD)/tests/t_control_fuzz.t: tests/t_control_fuzz.c $(CONTROL_TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests -Itests/lsm \
+		$(CFLAGS_ALL) -fPIE -pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
 # t_lsm_arrival's own set, besides the shared one.
 $(BUILD)/tests/t_lsm_arrival.t: tests/lsm/arrival_hook_defs.h

@@ -9,6 +9,7 @@
  * peer, a setuid-like process) skip without it.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/fsuid.h>
@@ -583,6 +584,39 @@ static int child_env(void)
 	return cc_once(getpid(), "hello\n", NULL, NULL, 0) ? 2 : 0;
 }
 
+#ifdef TC_PLUGIN
+/* A plug-in's switch: listed while loaded, flipped in its code, gone at dlclose. */
+static int plugin_switch(void)
+{
+	pid_t me = getpid();
+	char *p, msg[600];
+	int (*on)(void);
+	void *h;
+
+	check(ulsm_control_start() == 0, "start");
+	h = dlopen(TC_PLUGIN, RTLD_NOW);
+	check(h != NULL, "dlopen %s (%s)", TC_PLUGIN, h ? "" : dlerror());
+	if (!h)
+		return failures;
+	on = (int (*)(void))dlsym(h, "plug_switch_on");
+	check(cc_once(me, "show\n", &p, msg, sizeof(msg)) == 0 && p &&
+	      strstr(p, "\"name\":\"plug_switch\""), "show lists the plug-in's switch");
+	free(p);
+	check(on && on() == 0, "off");
+	check(cc_once(me, "switch plug_switch on\n", NULL, msg, sizeof(msg)) == 0,
+	      "switch plug_switch on (%s)", msg);
+	check(on && on() == 1, "the plug-in's branch runs (its code patched)");
+	dlclose(h);
+	check(cc_once(me, "show\n", &p, msg, sizeof(msg)) == 0 && p &&
+	      !strstr(p, "plug_switch"), "after dlclose the switch is gone");
+	free(p);
+	check(cc_once(me, "switch plug_switch off\n", NULL, msg, sizeof(msg)) ==
+	      -ENOENT, "and cannot be flipped: -ENOENT");
+	ulsm_control_stop();
+	return failures;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	bool root = geteuid() == 0;
@@ -616,6 +650,10 @@ int main(int argc, char **argv)
 	cc_case("the endpoint starts from ULSM_CONTROL=1", from_env);
 	cc_case("a child of fork, and exit", fork_exit);
 	cc_case("a switch flip that fails changes nothing", switch_fails);
+#ifdef TC_PLUGIN
+	cc_case("a plug-in's switch, registered and removed at dlclose",
+		plugin_switch);
+#endif
 	cc_case("record: a stream of the events, detached at stop", record);
 	cc_case("toggle where the set allows it", toggle_allowed);
 	/* Sealed without the toggle: refused. */
