@@ -281,6 +281,8 @@ static int verbs(void)
 	      "show: the hook set and its modules");
 	check(p && strstr(p, "\"keys\":[") && strstr(p, "\"calls\":["),
 	      "show: keys and calls");
+	check(p && strstr(p, "{\"name\":\"tc_verbose\",\"switch\":true,"),
+	      "show: a switch's key is named by the switch");
 	free(p);
 
 	check(verbose_now() == 0, "the switch is off");

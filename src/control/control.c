@@ -574,6 +574,50 @@ static int cmp_site_key(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The hook sets' own keys and calls, shown with their sets, not here. */
+struct set_ranges {
+	struct ulsm_range r[128];
+	int n;
+};
+
+static void set_range(void *arg, const struct ulsm_lsm_set_info *s)
+{
+	struct set_ranges *sr = arg;
+	const struct ulsm_hook_set *set = s->set;
+
+	if (sr->n + 2 > (int)ARRAY_SIZE(sr->r))
+		return;
+	sr->r[sr->n++] = (struct ulsm_range){ (uintptr_t)set->keys,
+		(uintptr_t)set->keys + set->keys_size };
+	sr->r[sr->n++] = (struct ulsm_range){ (uintptr_t)set->sealed,
+		(uintptr_t)set->sealed + set->sealed_size };
+}
+
+/* The switches' keys, named: a program's keys have no dynamic symbol. */
+struct switch_names {
+	const void *key[64];
+	char name[64][64];
+	int n;
+};
+
+static void switch_name(void *arg, const struct ulsm_switch *sw)
+{
+	struct switch_names *sn = arg;
+
+	if (sn->n == (int)ARRAY_SIZE(sn->key))
+		return;
+	sn->key[sn->n] = sw->key;
+	snprintf(sn->name[sn->n++], sizeof(sn->name[0]), "%s", sw->name);
+}
+
+static bool in_set(const struct set_ranges *sr, const void *key)
+{
+	for (int i = 0; i < sr->n; i++)
+		if ((uintptr_t)key >= sr->r[i].lo && (uintptr_t)key < sr->r[i].hi)
+			return true;
+	return false;
+}
+
 /*
  * The keys with branch sites and the calls with a trampoline that the
  * registry knows (read-only): hook slots' calls and keys are their sets'.
@@ -581,11 +625,20 @@ static int cmp_site_key(const void *a, const void *b)
 static void show_keys_calls(struct buf *b)
 {
 	struct json_list keys = { b, 0 }, calls = { b, 0 };
+	struct set_ranges sr = { .n = 0 };
+	struct switch_names *sn;
 	struct ulsm_site *s;
 	struct buf cb = { .max = REPLY_MAX };
 	size_t n, i = 0;
 
+	/* The framework's lock before the patch lock, as the dump takes them. */
+	ulsm_lsm_each_set(set_range, &sr);
+	sn = ulsm_calloc(1, sizeof(*sn));
+	if (sn)
+		ulsm_switch_each(switch_name, sn);
+
 	if (ulsm_lock()) {
+		ulsm_free(sn);
 		buf_add(b, ",\"keys\":[],\"calls\":[]", 21);
 		return;
 	}
@@ -603,14 +656,28 @@ static void show_keys_calls(struct buf *b)
 			ksites += s[j].kind == &ulsm_kind_key_site;
 			tramps += s[j].kind == &ulsm_kind_trampoline;
 		}
+		if (in_set(&sr, s[i].key)) {
+			i = j;
+			continue;
+		}
 		if (ksites) {
 			const struct static_key *k = s[i].key;
 			int count = __atomic_load_n(&k->enabled,
 						    __ATOMIC_RELAXED);
 
+			const char *sw = NULL;
+
+			for (int w = 0; sn && w < sn->n && !sw; w++)
+				if (sn->key[w] == k)
+					sw = sn->name[w];
 			sep(&keys);
 			buf_add(b, "{\"name\":", 8);
-			json_sym(b, k);
+			if (sw)
+				buf_json(b, sw);
+			else
+				json_sym(b, k);
+			if (sw)
+				buf_add(b, ",\"switch\":true", 14);
 			buf_printf(b, ",\"on\":%s,\"count\":%d,\"sites\":%zu}",
 				   count > 0 ? "true" : "false", count, ksites);
 		} else if (tramps) {
@@ -632,6 +699,7 @@ static void show_keys_calls(struct buf *b)
 	}
 	ulsm_unlock();
 	ulsm_free(s);
+	ulsm_free(sn);
 	buf_add(b, "],\"calls\":[", 11);
 	buf_add(b, cb.p, cb.len);
 	b->over |= cb.over;
