@@ -573,6 +573,24 @@ static int from_env(void)
 	check(WIFEXITED(status) && !WEXITSTATUS(status),
 	      "ULSM_CONTROL=1 started it before main (status %d)",
 	      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	/*
+	 * An image that runs the endpoint execs another: the descriptor is
+	 * closed at exec (else the socket would still listen, and the new
+	 * image's start would get -EADDRINUSE), the file stays, stale, and
+	 * the new image's endpoint replaces it.
+	 */
+	pid = fork();
+	if (!pid) {
+		if (ulsm_control_start())
+			_exit(126);
+		setenv("ULSM_CONTROL", "1", 1);
+		execl(self, self, "--child-env", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && !WEXITSTATUS(status),
+	      "after exec the new image replaces the old one's socket "
+	      "(status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	return failures;
 }
 
