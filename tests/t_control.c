@@ -282,7 +282,9 @@ static int verbs(void)
 	      "show: the hook set and its modules");
 	check(p && strstr(p, "\"keys\":[") && strstr(p, "\"calls\":["),
 	      "show: keys and calls");
-	check(p && strstr(p, "{\"name\":\"tc_verbose\",\"switch\":true,"),
+	/* The generic back end has no branch sites: no keys listed. */
+	check(ULSM_CONFIG_GENERIC ||
+	      (p && strstr(p, "{\"name\":\"tc_verbose\",\"switch\":true,")),
 	      "show: a switch's key is named by the switch");
 	free(p);
 
@@ -695,7 +697,12 @@ int main(int argc, char **argv)
 	else
 		cc_case("the endpoint starts from ULSM_CONTROL=1", from_env);
 	cc_case("a child of fork, and exit", fork_exit);
-	cc_case("a switch flip that fails changes nothing", switch_fails);
+	if (ULSM_CONFIG_GENERIC)
+		ok(1, "# SKIP a flip that fails: the generic back end writes "
+		   "no text");
+	else
+		cc_case("a switch flip that fails changes nothing",
+			switch_fails);
 #ifdef TC_PLUGIN
 	cc_case("a plug-in's switch, registered and removed at dlclose",
 		plugin_switch);
