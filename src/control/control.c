@@ -618,6 +618,14 @@ static bool in_set(const struct set_ranges *sr, const void *key)
 	return false;
 }
 
+/* What the registry says of one key or call, copied under the patch lock. */
+struct kc {
+	const void *key, *target;
+	int count, sites, direct;
+	bool call;
+	int sw;			/* index in switch_names, or -1 */
+};
+
 /*
  * The keys with branch sites and the calls with a trampoline that the
  * registry knows (read-only): hook slots' calls and keys are their sets'.
@@ -628,8 +636,9 @@ static void show_keys_calls(struct buf *b)
 	struct set_ranges sr = { .n = 0 };
 	struct switch_names *sn;
 	struct ulsm_site *s;
+	struct kc *v;
 	struct buf cb = { .max = REPLY_MAX };
-	size_t n, i = 0;
+	size_t n, i = 0, nv = 0;
 
 	/* The framework's lock before the patch lock, as the dump takes them. */
 	ulsm_lsm_each_set(set_range, &sr);
@@ -644,11 +653,10 @@ static void show_keys_calls(struct buf *b)
 	}
 	n = ulsm_registry_snapshot(NULL, 0);
 	s = ulsm_calloc(n + 1, sizeof(*s));
-	n = s ? ulsm_registry_snapshot(s, n) : 0;
-	if (s)
+	v = ulsm_calloc(n + 1, sizeof(*v));
+	n = s && v ? ulsm_registry_snapshot(s, n) : 0;
+	if (n)
 		qsort(s, n, sizeof(*s), cmp_site_key);
-	buf_add(b, ",\"keys\":[", 9);
-	calls.b = &cb;
 	while (i < n) {
 		size_t j = i, ksites = 0, tramps = 0;
 
@@ -662,43 +670,62 @@ static void show_keys_calls(struct buf *b)
 		}
 		if (ksites) {
 			const struct static_key *k = s[i].key;
-			int count = __atomic_load_n(&k->enabled,
-						    __ATOMIC_RELAXED);
 
-			const char *sw = NULL;
-
-			for (int w = 0; sn && w < sn->n && !sw; w++)
+			v[nv] = (struct kc){ .key = k, .sites = (int)ksites,
+				.count = __atomic_load_n(&k->enabled,
+							 __ATOMIC_RELAXED),
+				.sw = -1 };
+			for (int w = 0; sn && w < sn->n; w++)
 				if (sn->key[w] == k)
-					sw = sn->name[w];
-			sep(&keys);
-			buf_add(b, "{\"name\":", 8);
-			if (sw)
-				buf_json(b, sw);
-			else
-				json_sym(b, k);
-			if (sw)
-				buf_add(b, ",\"switch\":true", 14);
-			buf_printf(b, ",\"on\":%s,\"count\":%d,\"sites\":%zu}",
-				   count > 0 ? "true" : "false", count, ksites);
+					v[nv].sw = w;
+			nv++;
 		} else if (tramps) {
 			const struct static_call_key *k = s[i].key;
 			int direct = 0, sites = ulsm_call_sites_count(k, &direct);
 
-			sep(&calls);
-			buf_add(&cb, "{\"key\":", 7);
-			json_sym(&cb, k);
-			buf_add(&cb, ",\"target\":", 10);
-			if (k->func)
-				json_sym(&cb, k->func);
-			else
-				buf_add(&cb, "null", 4);
-			buf_printf(&cb, ",\"sites\":%d,\"direct\":%d}",
-				   sites < 0 ? 0 : sites, direct);
+			v[nv++] = (struct kc){ .key = k, .call = true,
+				.target = k->func, .sites = sites < 0 ? 0 : sites,
+				.direct = direct, .sw = -1 };
 		}
 		i = j;
 	}
 	ulsm_unlock();
 	ulsm_free(s);
+	/*
+	 * Named after the lock is released: dladdr() takes the dynamic
+	 * linker's lock, which a dlclose() holds while the object's
+	 * destructor waits for the patch lock. The pointers are only looked
+	 * up, never read.
+	 */
+	buf_add(b, ",\"keys\":[", 9);
+	calls.b = &cb;
+	for (i = 0; i < nv; i++) {
+		if (!v[i].call) {
+			sep(&keys);
+			buf_add(b, "{\"name\":", 8);
+			if (v[i].sw >= 0) {
+				buf_json(b, sn->name[v[i].sw]);
+				buf_add(b, ",\"switch\":true", 14);
+			} else {
+				json_sym(b, v[i].key);
+			}
+			buf_printf(b, ",\"on\":%s,\"count\":%d,\"sites\":%d}",
+				   v[i].count > 0 ? "true" : "false",
+				   v[i].count, v[i].sites);
+		} else {
+			sep(&calls);
+			buf_add(&cb, "{\"key\":", 7);
+			json_sym(&cb, v[i].key);
+			buf_add(&cb, ",\"target\":", 10);
+			if (v[i].target)
+				json_sym(&cb, v[i].target);
+			else
+				buf_add(&cb, "null", 4);
+			buf_printf(&cb, ",\"sites\":%d,\"direct\":%d}",
+				   v[i].sites, v[i].direct);
+		}
+	}
+	ulsm_free(v);
 	ulsm_free(sn);
 	buf_add(b, "],\"calls\":[", 11);
 	buf_add(b, cb.p, cb.len);
