@@ -82,7 +82,7 @@ LDLIBS_ALL	:= -pthread -ldl $(LDLIBS)
 # the base (errors, configuration, system calls, loaded objects), the
 # patching engine and its back end, static keys and calls, the hook
 # framework and the tracepoints, and on top the start-up and the dump.
-LIB_LAYERS	:= base engine static lsm trace
+LIB_LAYERS	:= base engine static lsm trace control
 LIB_SRCS	:= $(foreach l,$(LIB_LAYERS),$(wildcard src/$(l)/*.c)) src/init.c src/dump.c \
 		   $(wildcard src/engine/arch/$(BACKEND_EFF)/*.c)
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -102,6 +102,7 @@ TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 		   $(BUILD)/tests/t_compile.t $(BUILD)/tests/t_examples.t \
 		   $(BUILD)/tests/t_man.t $(BUILD)/tests/t_sys_wrapped.t \
 		   $(BUILD)/tests/t_layers.t $(BUILD)/tests/t_trace_tool.t \
+		   $(BUILD)/tests/t_ulsmctl.t \
 		   $(BUILD)/tests/t_apr_diff.t $(BUILD)/tests/t_apr_install.t \
 		   $(BUILD)/tests/t_static_call_rp.t $(BUILD)/tests/t_lsm_entry_rp.t
 # The README's small examples, run by make check (t_examples), and the
@@ -112,7 +113,7 @@ EXAMPLE_BINS	:= $(SMALL_EXAMPLES) $(BUILD)/examples/keys_demo $(BUILD)/examples/
 STRESS_ARGS	?= --flips 100000 --threads 3
 
 .PHONY: all tests examples check stress bench demo demo-keys demo-trace install uninstall clean distclean
-all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc $(BUILD)/ulsm-trace
+all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc $(BUILD)/ulsm-trace $(BUILD)/ulsmctl
 
 $(CONFIG_H): Makefile
 	@mkdir -p $(dir $@)
@@ -243,6 +244,28 @@ $(BUILD)/tests/%.t: tests/%.c $(TEST_DEPS) $(wildcard tests/*/*.h)
 $(BUILD)/tests/t_lsm_%.t: tests/t_lsm_%.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
+
+# The control endpoint's tests: the test hook set (a toggle, a sealed
+# set), and ulsm-trace to read a recording.
+# t_control also loads a plug-in with a switch, built as t_depart's is
+# (no -lulsm: it finds the library in the test program, -rdynamic).
+CONTROL_TEST_DEPS := tests/control_client.h tests/lsm/test_lsm.c tests/lsm/test_lsm.h \
+		   tests/lsm/test_hook_defs.h $(TEST_DEPS) $(BUILD)/ulsm-trace
+$(BUILD)/tests/plugin_switch.so: tests/plugin_switch.c $(HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/t_control.t: tests/t_control.c $(CONTROL_TEST_DEPS) $(BUILD)/tests/plugin_switch.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests -Itests/lsm -DTC_TRACE_TOOL='"$(abspath $(BUILD))/ulsm-trace"' \
+		-DTC_PLUGIN='"$(abspath $(BUILD))/tests/plugin_switch.so"' \
+		$(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c \
+		-Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
+
+$(BUILD)/tests/t_control_fuzz.t: tests/t_control_fuzz.c $(CONTROL_TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests -Itests/lsm \
+		$(CFLAGS_ALL) -fPIE -pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
 # t_lsm_arrival's own set, besides the shared one.
 $(BUILD)/tests/t_lsm_arrival.t: tests/lsm/arrival_hook_defs.h
@@ -377,10 +400,41 @@ $(BUILD)/ulsm-trace: tools/ulsm-trace.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
 
+# The control endpoint's client (tools/), installed with the library; its
+# --json runs the ulsm-trace built (or installed) next to it.
+$(BUILD)/ulsmctl: tools/ulsmctl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
+
 $(BUILD)/tests/t_trace_tool.t: tests/t_trace_tool.sh.in $(BUILD)/ulsm-trace $(BUILD)/examples/trace/trace_demo
 	@mkdir -p $(dir $@)
 	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' $< > $@
 	chmod +x $@
+
+$(BUILD)/tests/t_ulsmctl.t: tests/t_ulsmctl.sh.in $(BUILD)/ulsmctl $(BUILD)/ulsm-trace $(BUILD)/examples/control/control_demo
+	@mkdir -p $(dir $@)
+	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' $< > $@
+	chmod +x $@
+
+# make demo-control: the demo with its endpoint on, shown, switched and
+# recorded by ulsmctl, then stopped (a few seconds).
+$(BUILD)/examples/control/control_demo: examples/control/control_demo.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+.PHONY: demo-control
+demo-control: $(BUILD)/examples/control/control_demo $(BUILD)/ulsmctl $(BUILD)/ulsm-trace
+	@rm -f $(BUILD)/control_demo.pid
+	ULSM_CONTROL=1 $(EMU) $(BUILD)/examples/control/control_demo $(BUILD)/control_demo.pid 20 & \
+	for i in 1 2 3 4 5 6 7 8 9 10; do [ -s $(BUILD)/control_demo.pid ] && break; sleep 0.2; done; \
+	pid=$$(cat $(BUILD)/control_demo.pid); sleep 0.2; \
+	$(BUILD)/ulsmctl list && \
+	$(BUILD)/ulsmctl show -p $$pid && \
+	$(BUILD)/ulsmctl switch -p $$pid verbose_log on && sleep 0.1 && \
+	$(BUILD)/ulsmctl switch -p $$pid verbose_log off && \
+	$(BUILD)/ulsmctl record -p $$pid 'req_*' -d 1s -o $(BUILD)/control_demo.bin && \
+	$(BUILD)/ulsm-trace --text $(BUILD)/control_demo.bin | head -5; \
+	st=$$?; kill $$pid; wait; exit $$st
 
 # ulsm-trace on hostile files: the tool is the one built here, with the
 # same sanitizers.
@@ -702,6 +756,9 @@ bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_tracepoint $(BUILD)/be
 	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_update $(BENCH_ARGS) --json $(BUILD)/bench/update.json --plot $(BUILD)/bench/update
 	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_unload $(BENCH_ARGS) --json $(BUILD)/bench/unload.json
 	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key.json --plot $(BUILD)/bench/static
+	# The same with the control endpoint on (docs/control.md: an idle
+	# endpoint costs the hot paths nothing), one after the other.
+	ULSM_CONTROL=1 $(EMU) $(BUILD)/bench/bench_static_key $(BENCH_ARGS) --json $(BUILD)/bench/static_key-control.json
 	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_static_call $(BENCH_ARGS) --json $(BUILD)/bench/static_call.json --plot $(BUILD)/bench/static
 	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_workload $(BENCH_ARGS) --json $(BUILD)/bench/workload.json --plot $(BUILD)/bench/workload
 	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_hooks $(BENCH_ARGS) --json $(BUILD)/bench/hooks.json --plot $(BUILD)/bench/hooks \
@@ -822,7 +879,7 @@ MAN_LINKS	:= $(foreach m,$(MAN_PAGES),$(foreach l,$(call man_names,$(m)),\
 I_MAN		:= $(foreach m,$(MAN_PAGES),$(MANDIR)/$(call man_sec,$(m))/$(notdir $(m))) \
 		   $(foreach l,$(MAN_LINKS),$(firstword $(subst =, ,$(l))))
 BINDIR		?= $(PREFIX)/bin
-I_BIN		:= $(BINDIR)/ulsm-trace
+I_BIN		:= $(BINDIR)/ulsm-trace $(BINDIR)/ulsmctl
 INSTALLED	:= $(I_HEADERS) $(I_LIBS) $(I_PKG) $(I_MAN) $(I_BIN)
 
 # One prefix holds one back end. The two differ in ulsm/config.h (which
@@ -869,7 +926,7 @@ install: all
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	install -d $(DESTDIR)$(BINDIR)
-	install -m 755 $(BUILD)/ulsm-trace $(DESTDIR)$(BINDIR)/
+	install -m 755 $(BUILD)/ulsm-trace $(BUILD)/ulsmctl $(DESTDIR)$(BINDIR)/
 	ln -sf libulsm.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_NAME)
 	ln -sf $(SHARED_NAME) $(DESTDIR)$(LIBDIR)/libulsm.so
 	# Written here, not in $(BUILD): PREFIX may differ from the build's.

@@ -13,6 +13,7 @@
  */
 #include <pthread.h>
 
+#include "control/control.h"
 #include "lsm/lsm_internal.h"
 #include "static/static.h"
 #include "trace/trace.h"
@@ -24,9 +25,9 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 /*
  * fork(): every layer's locks, taken in the prepare handler in the lock
- * order (the tracepoints', the hook framework's, the patch lock, the
- * grace periods' leaf), released in the parent and made anew or released
- * in the child in reverse. One registration, so that the order is the
+ * order (the switches' (src/control/), the tracepoints', the hook
+ * framework's, the patch lock, the grace periods' leaf), released in the
+ * parent and made anew or released in the child in reverse. One registration, so that the order is the
  * same in every process: with a registration per layer, made at its
  * first use, the order followed which layer a program used first, and
  * ThreadSanitizer found a real inversion (the hook framework's lock is
@@ -34,6 +35,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
  */
 static void fork_prepare(void)
 {
+	ulsm_switch_fork_prepare();
 	ulsm_trace_fork_prepare();
 	ulsm_lsm_fork_prepare();
 	ulsm_lock_fork_prepare();
@@ -46,6 +48,7 @@ static void fork_parent(void)
 	ulsm_lock_fork_parent();
 	ulsm_lsm_fork_parent();
 	ulsm_trace_fork_release();
+	ulsm_switch_fork_release();
 }
 
 static void fork_child(void)
@@ -54,6 +57,7 @@ static void fork_child(void)
 	ulsm_lock_fork_child();
 	ulsm_lsm_fork_child();
 	ulsm_trace_fork_release();
+	ulsm_switch_fork_release();
 }
 
 static void start(void)
@@ -67,6 +71,7 @@ static void start(void)
 	ulsm_site_kind_register(&ulsm_kind_call_site);
 	ulsm_site_kind_register(&ulsm_kind_hook_site);
 	ulsm_dump_arm(NULL);
+	ulsm_control_from_env();	/* last: it may serve at once */
 }
 
 static void ulsm_init(void)

@@ -11,6 +11,7 @@
 #include <ulsm/ulsm.h>
 #include <ulsm/unroll.h>
 #include <ulsm/lsm.h>
+#include <ulsm/control.h>
 
 /* A hook set's declarations (its defining unit must be C). */
 #define ULSM_LSM_SET		cxxnet
@@ -22,6 +23,7 @@
 
 DEFINE_STATIC_KEY_FALSE(cxx_false);
 DEFINE_STATIC_KEY_TRUE(cxx_true);
+DEFINE_STATIC_SWITCH(cxx_switch, "a switch defined in C++");
 
 static int twice(int x) { return 2 * x; }
 static int thrice(int x) { return 3 * x; }
@@ -65,6 +67,8 @@ int main()
 	check(static_call(cxx_call)(2) == 6, "the new target");
 	check(static_call_inline(cxx_call, 2) == 6,
 	      "static_call_inline from C++ (through the trampoline)");
+	check(static_branch_enable(&cxx_switch) == 0 &&
+	      static_key_enabled(&cxx_switch), "a switch from C++");
 	check(cxxnet_nhooks == 2, "a hook set's declarations compile in C++");
 	std::printf("1..%d\n", checks);
 	return failed != 0;

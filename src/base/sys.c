@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -85,6 +86,13 @@ int ulsm_sys_openat(int dirfd, const char *path, int flags)
 	int e = ulsm_fault_point(ULSM_SYS_OPEN);
 
 	return e ? -e : (int)ret_or_errno(openat(dirfd, path, flags | O_CLOEXEC));
+}
+
+int ulsm_sys_fstat(int fd, struct stat *st)
+{
+	int e = ulsm_fault_point(ULSM_SYS_READ);
+
+	return e ? -e : (int)ret_or_errno(fstat(fd, st));
 }
 
 ssize_t ulsm_sys_read(int fd, void *buf, size_t len)

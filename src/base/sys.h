@@ -71,6 +71,8 @@ int ulsm_fault_point(enum ulsm_sys kind);
 int ulsm_sys_open(const char *path, int flags);
 int ulsm_sys_openat(int dirfd, const char *path, int flags);
 ssize_t ulsm_sys_read(int fd, void *buf, size_t len);
+struct stat;
+int ulsm_sys_fstat(int fd, struct stat *st);	/* a READ fault point */
 ssize_t ulsm_sys_getdents(int fd, void *buf, size_t len);
 int ulsm_sys_lseek0(int fd);		/* rewind */
 ssize_t ulsm_sys_pwrite(int fd, const void *buf, size_t len, uint64_t off);

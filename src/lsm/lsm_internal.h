@@ -111,6 +111,37 @@ struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
 /* The exclusive module of @st that is up, or NULL. Lock held. */
 struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st);
 
+/* --- introspection (query.c), for the dump and the control endpoint -- */
+
+/* A module's state, as a word ("active", "failed", ...). */
+const char *ulsm_lsm_state_name(int state);
+
+struct ulsm_lsm_set_info {
+	const char *name;
+	bool sealed, toggle_allowed, unloadable;
+	struct ulsm_hook_set *set;
+};
+
+struct ulsm_lsm_module_info {
+	const char *name;
+	const char *state;
+	const char *reason;	/* why it is not active, or NULL */
+	int position;		/* in the order, from 1; 0: not ordered */
+	bool on;		/* active, and not toggled off */
+};
+
+/*
+ * Each initialised set (at most 64), with the framework lock held while
+ * @fn runs: @fn may call ulsm_lsm_each_module() on info->set. Returns how
+ * many sets were given.
+ */
+int ulsm_lsm_each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
+		      void *arg);
+void ulsm_lsm_each_module(struct ulsm_hook_set *set,
+			  void (*fn)(void *arg,
+				     const struct ulsm_lsm_module_info *),
+			  void *arg);
+
 /* --- notes (notes.c) ------------------------------------------------- */
 
 /*

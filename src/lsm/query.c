@@ -58,3 +58,90 @@ ULSM_API const struct lsm_id *ulsm_lsm_slot_owner(struct ulsm_hook_set *set,
 		}
 	return NULL;
 }
+
+const char *ulsm_lsm_state_name(int state)
+{
+	switch (state) {
+	case MOD_REGISTERED:
+		return "registered";
+	case MOD_OFF:
+		return "off";
+	case MOD_ORDERED:
+		return "ordered";
+	case MOD_ACTIVE:
+		return "active";
+	case MOD_FAILED:
+		return "failed";
+	default:
+		return "?";
+	}
+}
+
+/*
+ * Whether any slot of active module @m is on: off when ulsm_lsm_toggle()
+ * turned it off. Framework lock held.
+ */
+static bool module_on(struct ulsm_hook_set *set, const struct lsm_info *m)
+{
+	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
+		const struct lsm_static_call *s = &set->table[i];
+
+		if (s->hl && s->hl->lsmid && !strcmp(s->hl->lsmid->name,
+						     m->name))
+			if (static_key_enabled(&s->active->key))
+				return true;
+	}
+	return false;
+}
+
+int ulsm_lsm_each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
+		      void *arg)
+{
+	struct ulsm_hook_set *sets[64];
+	size_t n;
+
+	ulsm_lsm_lock();
+	n = ulsm_lsm_sets(sets, ARRAY_SIZE(sets));
+	if (n > ARRAY_SIZE(sets))
+		n = ARRAY_SIZE(sets);
+	for (size_t i = 0; i < n; i++) {
+		struct ulsm_hook_set *set = sets[i];
+		struct ulsm_lsm_state *st = set->state;
+		struct ulsm_lsm_set_info info = {
+			.name = set->name,
+			.sealed = st && st->sealed,
+			.toggle_allowed = st && st->toggle_allowed,
+			.unloadable = set->unloadable != 0,
+			.set = set,
+		};
+
+		fn(arg, &info);
+	}
+	ulsm_lsm_unlock();
+	return (int)n;
+}
+
+void ulsm_lsm_each_module(struct ulsm_hook_set *set,
+			  void (*fn)(void *arg,
+				     const struct ulsm_lsm_module_info *),
+			  void *arg)
+{
+	struct ulsm_lsm_state *st = set->state;
+
+	if (!st)
+		return;
+	for (struct lsm_info *m = st->modules; m; m = m->next) {
+		struct ulsm_lsm_module_info info = {
+			.name = m->name,
+			.state = ulsm_lsm_state_name(m->ulsm_state),
+			.reason = ulsm_lsm_note_of(st, m->name),
+		};
+		size_t pos = 0;
+
+		while (pos < st->nordered && st->ordered[pos] != m)
+			pos++;
+		info.position = pos < st->nordered ? (int)pos + 1 : 0;
+		info.on = m->ulsm_state == MOD_ACTIVE && module_on(set, m);
+		fn(arg, &info);
+	}
+}

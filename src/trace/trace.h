@@ -67,6 +67,15 @@ int ulsm_trace_names_wait(void (*emit)(void *arg, uint32_t id,
 void ulsm_trace_dump(FILE *f);
 
 /*
+ * Each loaded tracepoint, for the control endpoint's show: its name,
+ * parameters, number of probes and whether the recorder is one. Waits at
+ * most @wait_ms for the trace lock: 0 or -EBUSY (nothing given).
+ */
+int ulsm_trace_each(void (*fn)(void *arg, const char *name,
+				const char *args, int probes, bool recorder),
+		    void *arg, int wait_ms);
+
+/*
  * The tracepoint lock's fork handlers (src/init.c registers them, first
  * in the lock order: prepared first); release in the parent and child.
  */

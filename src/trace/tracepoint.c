@@ -838,6 +838,28 @@ void ulsm_trace_dump(FILE *f)
 	pthread_mutex_unlock(&trace_lock);
 }
 
+int ulsm_trace_each(void (*fn)(void *arg, const char *name,
+				const char *args, int probes, bool recorder),
+		    void *arg, int wait_ms)
+{
+	for (int tries = 0; pthread_mutex_trylock(&trace_lock); tries++) {
+		if (tries >= wait_ms / 10)
+			return -EBUSY;
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
+		struct ulsm_tp_funcs *fs = funcs_of(tp);
+		int n = nprobes(tp);
+		bool rec = false;
+
+		for (int i = 0; i < n; i++)
+			rec |= fs->probes[i].func == tp->record;
+		fn(arg, tp->name, tp->args, n, rec);
+	}
+	pthread_mutex_unlock(&trace_lock);
+	return 0;
+}
+
 /*
  * fork(): taken in the prepare handler, so that the child never inherits
  * it held by a thread it does not have, nor the lists half changed.

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/control/control.h - the control endpoint (<ulsm/control.h>,
+ * docs/control.md), the library's top layer beside start-up and the
+ * dump: it may use every layer below, none uses it but start-up. Never
+ * installed; hidden visibility, as in src/base/base.h.
+ */
+#ifndef ULSM_SRC_CONTROL_H
+#define ULSM_SRC_CONTROL_H
+
+#include <stdbool.h>
+
+#include <ulsm/control.h>
+
+#include "base/base.h"
+
+/*
+ * Each registered switch, with the switch lock held while @fn runs (NULL:
+ * only count them); returns how many there are.
+ */
+int ulsm_switch_each(void (*fn)(void *arg, const struct ulsm_switch *sw),
+		     void *arg);
+/*
+ * Turn the switch called @name on or off (static_branch_enable/disable),
+ * then, if that worked, give it to @fn, switch lock held. 0, -ENOENT, or
+ * the update's error (its message in ulsm_last_error()).
+ */
+int ulsm_switch_set(const char *name, bool on,
+		    void (*fn)(void *arg, const struct ulsm_switch *sw),
+		    void *arg);
+
+/* The switch lock's fork handlers, which src/init.c calls first. */
+void ulsm_switch_fork_prepare(void);
+void ulsm_switch_fork_release(void);
+
+/* ULSM_CONTROL=1: start the endpoint (start-up, src/init.c). */
+void ulsm_control_from_env(void);
+
+#endif /* ULSM_SRC_CONTROL_H */
