@@ -641,6 +641,11 @@ static void reports(void)
 	      "nothing: 0");
 	check(logged_with("\"no_such_*\" matches no tracepoint") == 1,
 	      "and it is reported (%s)", nlogged ? logged[0] : "nothing");
+	nlogged = 0;
+	check(ulsm_trace_enable("tr_num") == 0, "a glob whose tracepoints all "
+	      "record already: 0");
+	check(!logged_with("matches no tracepoint"), "and it is not reported "
+	      "as matching none (%s)", nlogged ? logged[0] : "nothing");
 	ulsm_set_log(NULL, NULL);
 }
 

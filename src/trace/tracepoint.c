@@ -616,12 +616,28 @@ ULSM_API int ulsm_trace_detach(const char *glob, void *probe, void *data)
 	return glob_detach(glob, probe, data);
 }
 
+/* The loaded tracepoints that @glob matches now. */
+static int count_matching(const char *glob)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&trace_lock);
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
+		n += matches(glob, tp);
+	pthread_mutex_unlock(&trace_lock);
+	return n;
+}
+
 ULSM_API int ulsm_trace_enable(const char *glob)
 {
 	int ret = glob_attach(glob, NULL, NULL);
 
-	/* Outside the lock: the program's log handler may call us. */
-	if (!ret)
+	/*
+	 * Outside the lock: the program's log handler may call us. 0 is
+	 * also a glob whose tracepoints all record already (another glob's):
+	 * only one that matches none is reported.
+	 */
+	if (!ret && !count_matching(glob))
 		ulsm_report("ulsm_trace_enable: \"%s\" matches no tracepoint "
 			    "(yet: it is attached to those loaded later)", glob);
 	return ret;
