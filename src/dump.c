@@ -24,7 +24,27 @@
 
 void ulsm_dump_arm(const void *object);
 
+/*
+ * An address, to be named: the dump is written under the patch lock into
+ * memory, with each address between two marker bytes, and named after
+ * the locks are released (named()). dladdr() takes the dynamic linker's
+ * lock, which dlclose() holds while the unloading object's destructor
+ * waits for the patch lock: naming under the lock could deadlock.
+ */
+#define NAME_START	'\x01'
+#define NAME_END	'\x02'
+
+static bool addr_marked;	/* dump_locked()'s, under the patch lock */
+
 static void put_addr(FILE *f, const void *p)
+{
+	if (addr_marked)
+		fprintf(f, "%c%p%c", NAME_START, p, NAME_END);
+	else
+		fprintf(f, "%p", p);
+}
+
+static void put_name(FILE *f, const void *p)
 {
 	Dl_info info;
 
@@ -36,6 +56,32 @@ static void put_addr(FILE *f, const void *p)
 			strrchr(info.dli_fname, '/') + 1 : info.dli_fname);
 	else
 		fprintf(f, "%p", p);
+}
+
+/* @text, as written under the locks, to @f with its addresses named. */
+static void named(FILE *f, const char *text, size_t len)
+{
+	const char *end = text + len;
+
+	while (text < end) {
+		const char *m = memchr(text, NAME_START, (size_t)(end - text));
+		const char *e;
+		void *p = NULL;
+
+		if (!m) {
+			fwrite(text, 1, (size_t)(end - text), f);
+			return;
+		}
+		fwrite(text, 1, (size_t)(m - text), f);
+		e = memchr(m, NAME_END, (size_t)(end - m));
+		if (!e) {
+			fwrite(m + 1, 1, (size_t)(end - m - 1), f);
+			return;
+		}
+		if (sscanf(m + 1, "%p", &p) == 1)
+			put_name(f, p);
+		text = e + 1;
+	}
 }
 
 static int cmp_key_addr(const void *a, const void *b)
@@ -259,8 +305,11 @@ static void show_set(FILE *f, struct ulsm_hook_set *set)
 	}
 }
 
-/* The dump itself; the caller holds the framework lock and the patch lock. */
-static void dump_locked(FILE *f)
+/*
+ * The dump itself; the caller holds the framework lock and the patch lock.
+ * @marked: addresses are marked for named() (else printed bare).
+ */
+static void dump_locked(FILE *f, bool marked)
 {
 	struct object_count oc = { f, NULL, 0, 0 };
 	struct ulsm_site *sites;
@@ -270,6 +319,7 @@ static void dump_locked(FILE *f)
 	fprintf(f, "ulsm %s, %s back end, core sync: %s, pending objects: %d\n",
 		ULSM_VERSION, ulsm_backend(), ulsm_sync_name(),
 		ulsm_pending_count());
+	addr_marked = marked;
 	sites = ulsm_calloc(n + 1, sizeof(*sites));
 	if (!sites) {
 		fprintf(f, "  (no memory for the list of %zu sites)\n", n);
@@ -296,6 +346,32 @@ static void dump_locked(FILE *f)
 	fflush(f);
 }
 
+/*
+ * The dump, from under the framework lock and the patch lock (which it
+ * releases): into memory, then to @f with its addresses named once the
+ * locks are free. Without memory for it, straight to @f with addresses
+ * only.
+ */
+static void dump_unnamed(FILE *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m) {
+		dump_locked(f, false);
+		ulsm_unlock();
+		ulsm_lsm_unlock();
+		return;
+	}
+	dump_locked(m, true);
+	ulsm_unlock();
+	ulsm_lsm_unlock();
+	fclose(m);
+	named(f, text, len);
+	free(text);	/* open_memstream's, from malloc */
+}
+
 ULSM_API void ulsm_dump(FILE *f)
 {
 	if (!f)
@@ -308,9 +384,7 @@ ULSM_API void ulsm_dump(FILE *f)
 			"update\n");
 		return;
 	}
-	dump_locked(f);
-	ulsm_unlock();
-	ulsm_lsm_unlock();
+	dump_unnamed(f);
 	/* Its lock comes before the patch lock: taken on its own. */
 	ulsm_trace_dump(f);
 	fflush(f);
@@ -340,9 +414,7 @@ static void dump_at_exit(void)
 	for (int tries = 0;; tries++) {
 		if (!ulsm_lsm_trylock()) {
 			if (!ulsm_trylock()) {
-				dump_locked(f);
-				ulsm_unlock();
-				ulsm_lsm_unlock();
+				dump_unnamed(f);
 				ulsm_trace_dump(f);
 				break;
 			}
