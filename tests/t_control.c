@@ -684,7 +684,13 @@ int main(int argc, char **argv)
 		ok(1, "# SKIP ULSM_CONTROL=1 in a new image: under an emulator");
 	else
 		cc_case("the endpoint starts from ULSM_CONTROL=1", from_env);
+#ifdef UNDER_TSAN
+	/* Its child starts the endpoint's thread after a multi-threaded fork. */
+	ok(1, "# SKIP a child of fork, and exit: ThreadSanitizer cannot start "
+	   "threads after a multi-threaded fork");
+#else
 	cc_case("a child of fork, and exit", fork_exit);
+#endif
 	if (ULSM_CONFIG_GENERIC)
 		ok(1, "# SKIP a flip that fails: the generic back end writes "
 		   "no text");

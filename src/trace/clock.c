@@ -61,7 +61,8 @@ void ulsm_trace_clock_init(void)
 	}
 	if (want)
 		pair(&anchor_c, &anchor_ns);
-	ulsm__trace_counter = want;
+	/* Release: a reader that sees it sees the anchor. */
+	__atomic_store_n(&ulsm__trace_counter, want, __ATOMIC_RELEASE);
 }
 
 /* A bad ULSM_TRACE_CLOCK, or a counter asked for and not usable: once. */
@@ -74,8 +75,9 @@ void ulsm_trace_clock_report(void)
 	if (bad_value)
 		ulsm_report("ULSM_TRACE_CLOCK=\"%s\" is neither \"counter\" nor "
 			    "\"monotonic\": %s used", bad_value,
-			    ulsm__trace_counter ? "the counter" :
-						  "CLOCK_MONOTONIC");
+			    __atomic_load_n(&ulsm__trace_counter,
+					    __ATOMIC_RELAXED) ?
+			    "the counter" : "CLOCK_MONOTONIC");
 	else
 		ulsm_report("ULSM_TRACE_CLOCK=counter: this machine's counter "
 			    "does not run at one rate on every CPU (or the "
@@ -86,7 +88,9 @@ void ulsm_trace_clock_map_now(struct ulsm_trace_clock_map *m)
 {
 	uint64_t c, ns;
 
-	*m = (struct ulsm_trace_clock_map){ .counter = ulsm__trace_counter };
+	*m = (struct ulsm_trace_clock_map){
+		.counter = __atomic_load_n(&ulsm__trace_counter,
+					   __ATOMIC_ACQUIRE) };
 	if (!m->counter)
 		return;
 	pair(&c, &ns);

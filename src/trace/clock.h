@@ -47,7 +47,9 @@ static inline uint64_t ulsm_trace_mono_ns(void)
 /* The one place the recorder reads the time, for an event. */
 static inline uint64_t ulsm_trace_clock(void)
 {
-	if (__builtin_expect(ulsm__trace_counter, 1))
+	/* Relaxed: a plain load; this thread's pthread_once ordered it. */
+	if (__builtin_expect(__atomic_load_n(&ulsm__trace_counter,
+					     __ATOMIC_RELAXED), 1))
 		return arch_counter_read();
 	return ulsm_trace_mono_ns();
 }
