@@ -369,7 +369,7 @@ static void dump_unnamed(FILE *f)
 	ulsm_lsm_unlock();
 	fclose(m);
 	named(f, text, len);
-	free(text);	/* open_memstream's, from malloc */
+	ulsm_free(text);	/* open_memstream's: malloc, as ulsm_free frees */
 }
 
 ULSM_API void ulsm_dump(FILE *f)
