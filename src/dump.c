@@ -228,24 +228,6 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 			"below)\n", slots);
 }
 
-static const char *state_name(int state)
-{
-	switch (state) {
-	case MOD_REGISTERED:
-		return "registered";
-	case MOD_OFF:
-		return "off";
-	case MOD_ORDERED:
-		return "ordered";
-	case MOD_ACTIVE:
-		return "active";
-	case MOD_FAILED:
-		return "failed";
-	default:
-		return "?";
-	}
-}
-
 static void show_set(FILE *f, struct ulsm_hook_set *set)
 {
 	struct ulsm_lsm_state *st = set->state;
@@ -275,7 +257,8 @@ static void show_set(FILE *f, struct ulsm_hook_set *set)
 
 		while (pos < st->nordered && st->ordered[pos] != m)
 			pos++;
-		fprintf(f, " %s (%s", m->name, state_name(m->ulsm_state));
+		fprintf(f, " %s (%s", m->name,
+			ulsm_lsm_state_name(m->ulsm_state));
 		if (pos < st->nordered)
 			fprintf(f, ", #%zu", pos + 1);
 		fprintf(f, ")");
