@@ -418,9 +418,9 @@ $(BUILD)/tests/t_ulsmctl.t: tests/t_ulsmctl.sh.in $(BUILD)/ulsmctl $(BUILD)/ulsm
 
 # make demo-control: the demo with its endpoint on, shown, switched and
 # recorded by ulsmctl, then stopped (a few seconds).
-$(BUILD)/examples/control/control_demo: examples/control/control_demo.c $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+$(BUILD)/examples/control/control_demo: examples/control/control_demo.c examples/control/demo_hook_defs.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) -Iexamples/control $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 
 .PHONY: demo-control
 demo-control: $(BUILD)/examples/control/control_demo $(BUILD)/ulsmctl $(BUILD)/ulsm-trace
@@ -432,6 +432,7 @@ demo-control: $(BUILD)/examples/control/control_demo $(BUILD)/ulsmctl $(BUILD)/u
 	$(BUILD)/ulsmctl show -p $$pid && \
 	$(BUILD)/ulsmctl switch -p $$pid verbose_log on && sleep 0.1 && \
 	$(BUILD)/ulsmctl switch -p $$pid verbose_log off && \
+	$(BUILD)/ulsmctl toggle -p $$pid demo deny off && \
 	$(BUILD)/ulsmctl record -p $$pid 'req_*' -d 1s -o $(BUILD)/control_demo.bin && \
 	$(BUILD)/ulsm-trace --text $(BUILD)/control_demo.bin | head -5; \
 	st=$$?; kill $$pid; wait; exit $$st
