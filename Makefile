@@ -532,8 +532,13 @@ $(BUILD)/tests/t_pending.t: tests/t_pending.c tests/sites.h $(TEST_DEPS) $(BUILD
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
 
-# Names in the dump come from the dynamic symbol table: -rdynamic.
-$(BUILD)/tests/t_dump.t: tests/t_dump.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS)
+# Names in the dump come from the dynamic symbol table: -rdynamic; its
+# plug-in uses the program's library (no -lulsm), as plugin_walk.so does.
+$(BUILD)/tests/plugin_slowfini.so: tests/plugin_slowfini.c $(HEADERS) $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/t_dump.t: tests/t_dump.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS) $(BUILD)/tests/plugin_slowfini.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests/lsm $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
 

@@ -6,6 +6,9 @@
  *
  * Linked with -rdynamic, so that names are in the dynamic symbol table.
  */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +96,70 @@ static int at_exit(const char *self)
 	       (!strcmp(ulsm_backend(), "generic") || strstr(buf, "dump_key_off"));
 }
 
+/*
+ * ulsm_dump() while a plug-in's destructor, under dlclose()'s lock, waits
+ * for the patch lock (its key flip): the dump names addresses with
+ * dladdr(), which takes that lock, so it must not do it while it holds
+ * the patch lock. A child, with 10 s to finish: a deadlock is a timeout.
+ */
+DEFINE_STATIC_KEY_FALSE(slowfini_host_key);
+void slowfini_entered(void);
+static volatile int fini_entered, closed;
+
+void slowfini_entered(void)
+{
+	__atomic_store_n(&fini_entered, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *closer(void *h)
+{
+	dlclose(h);
+	__atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void dump_during_dlclose(void)
+{
+	const char *dir = getenv("ULSM_TEST_PLUGIN_DIR");
+	char path[512];
+	int status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/plugin_slowfini.so", dir ? dir : ".");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		FILE *devnull = fopen("/dev/null", "w");
+		pthread_t t;
+
+		alarm(10);
+		if (!h || !devnull)
+			_exit(2);
+		pthread_create(&t, NULL, closer, h);
+		while (!__atomic_load_n(&fini_entered, __ATOMIC_SEQ_CST))
+			if (__atomic_load_n(&closed, __ATOMIC_SEQ_CST))
+				_exit(4);	/* dlclose did not unload */
+			else
+				nanosleep(&(struct timespec){ 0, 1000000 },
+					  NULL);
+		ulsm_dump(devnull);	/* the destructor sleeps 300 ms */
+		pthread_join(t, NULL);
+		_exit(static_key_enabled(&slowfini_host_key) ? 0 : 3);
+	}
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
+		ok(1, "# SKIP dlclose did not unload the plug-in (musl): no "
+		   "destructor to race with");
+		return;
+	}
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "ulsm_dump() while a plug-in's destructor waits for the patch lock "
+	   "under dlclose(): no deadlock (status 0x%x%s)", status,
+	   WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ?
+	   ": timed out" : "");
+}
+
 int main(int argc, char **argv)
 {
 	const char *out, *l;
@@ -140,5 +207,6 @@ int main(int argc, char **argv)
 	ok(strstr(l, "capa") && strstr(l, "alpha") && strstr(l, "beta"),
 	   "the slots of file_open: %s", l);
 	ok(at_exit(argv[0]), "ULSM_DUMP=path writes the same at exit");
+	dump_during_dlclose();
 	return done_testing();
 }
