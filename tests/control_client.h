@@ -9,6 +9,7 @@
 #ifndef ULSM_TESTS_CONTROL_CLIENT_H
 #define ULSM_TESTS_CONTROL_CLIENT_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,29 @@ static void cc_case(const char *name, int (*fn)(void))
 	ok(WIFEXITED(status) && !WEXITSTATUS(status), "%s", name);
 	if (!WIFEXITED(status))
 		diag("  killed by signal %d", WTERMSIG(status));
+}
+
+/* Sockets open in this process (the endpoint's are too: it runs here). */
+static __attribute__((unused)) int count_sockets(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], to[300];
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, to, sizeof(to) - 1);
+		if (len > 0) {
+			to[len] = '\0';
+			n += !strncmp(to, "socket:", 7);
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
 }
 
 #endif /* ULSM_TESTS_CONTROL_CLIENT_H */

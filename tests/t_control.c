@@ -485,28 +485,6 @@ static int record(void)
 	return failures;
 }
 
-static int count_sockets(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[300], to[300];
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		len = readlink(path, to, sizeof(to) - 1);
-		if (len > 0) {
-			to[len] = '\0';
-			n += !strncmp(to, "socket:", 7);
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static int fork_exit(void)
 {
 	char path[300], cpath[300];

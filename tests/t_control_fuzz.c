@@ -62,29 +62,6 @@ static bool closed_within(int fd, int ms)
 	return false;
 }
 
-/* Sockets open in this process (the endpoint's are too: it runs here). */
-static int count_sockets(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[300], to[300];
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		len = readlink(path, to, sizeof(to) - 1);
-		if (len > 0) {
-			to[len] = '\0';
-			n += !strncmp(to, "socket:", 7);
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static int oversized(void)
 {
 	char big[3000], line[256];
