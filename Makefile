@@ -695,10 +695,16 @@ OBJCOPY		?= $(CROSS_COMPILE)objcopy
 $(BUILD)/bench/bench_hooks-nodebug: $(BUILD)/bench/bench_hooks
 	$(OBJCOPY) --strip-debug $< $@
 
-# Two hook sets, one of them unloadable, with the same callbacks.
-$(BUILD)/bench/bench_unload: bench/bench_unload.c bench/unload_hook_defs.h bench/bench.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+# Three hook sets, two of them unloadable, with the same callbacks; the
+# third's modules are in a plug-in, which finds the library and the set in
+# the program (-rdynamic, the whole static library).
+UNLOAD_DEPS	:= bench/unload_hook_defs.h bench/unload_plugin_set.h $(HEADERS) $(CONFIG_H)
+$(BUILD)/bench/unload_plugin.so: bench/unload_plugin.c $(UNLOAD_DEPS)
 	@mkdir -p $(dir $@)
-	$(BENCH_CC) -Ibench -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+	$(BENCH_CC) -Ibench -fPIC -shared -o $@ $<
+$(BUILD)/bench/bench_unload: bench/bench_unload.c bench/bench.h $(UNLOAD_DEPS) $(STATIC_LIB) $(BUILD)/bench/unload_plugin.so
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) -Ibench -rdynamic -o $@ $< -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
 
 # bench_update reads the library's own count of its system calls
 # (src/base/sys.h), as the tests do: -Isrc, and the static library.

@@ -8,17 +8,22 @@
  *   limit       hard-coded direct calls to the callbacks, in order, each
  *               result tested as call_int_hook does;
  *   ulsm        a set that does not allow unloading (the default);
- *   unloadable  the same set with ULSM_LSM_UNLOADABLE: dispatch inside a
- *               read-side section (ulsm_read_lock/unlock, two calls into
- *               the library, a few loads and stores).
+ *   unloadable  the same set with ULSM_LSM_UNLOADABLE, its modules in
+ *               the program: they cannot be unloaded, and pay nothing;
+ *   plug-in     a third such set, its modules in a plug-in
+ *               (unload_plugin.c, the same callbacks): each is called
+ *               through its slot's guard, a read-side section.
  *
- * Both sets are defined in this file, with the same modules; the number
- * of modules on is set with the toggle. Medians of interleaved rounds
- * (bench.h); ratios to the limit of the same run.
+ * The first two sets are defined in this file, with the same modules; the
+ * number of modules on is set with the toggle. Medians of interleaved
+ * rounds (bench.h); ratios to the limit of the same run.
  */
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ulsm/ulsm.h>
 
@@ -36,6 +41,13 @@
 #define ULSM_LSM_SET		uy
 #define ULSM_LSM_UNLOADABLE
 #include <ulsm/lsm_hooks.h>
+
+/* The plug-in's set. */
+#undef ULSM_LSM_SET
+#undef ULSM_LSM_HOOK_DEFS
+#undef MAX_LSM_COUNT
+#undef ULSM_LSM_UNLOADABLE
+#include "unload_plugin_set.h"
 
 static volatile long sink;
 
@@ -88,6 +100,11 @@ __attribute__((noinline)) static int sec_uy(int request)
 	return ulsm_call_int_hook(uy, req_check, request);
 }
 
+__attribute__((noinline)) static int sec_uz(int request)
+{
+	return ulsm_call_int_hook(uz, req_check, request);
+}
+
 __attribute__((noinline)) static int limit1(int request)
 {
 	return cb1(request);
@@ -125,28 +142,52 @@ LOOP(run_limit2, limit2)
 LOOP(run_limit3, limit3)
 LOOP(run_ux, sec_ux)
 LOOP(run_uy, sec_uy)
+LOOP(run_uz, sec_uz)
 
-/* Modules m1..k on, the others off, in both sets. */
+/* Modules 1..k on, the others off, in the three sets. */
 static int modules_on(int k)
 {
 	int ret = 0;
 
 	for (int n = 1; n <= 3 && !ret; n++) {
-		char name[4];
+		char name[4], pname[4];
 
 		snprintf(name, sizeof(name), "m%d", n);
+		snprintf(pname, sizeof(pname), "p%d", n);
 		ret = ulsm_lsm_toggle(&ux_hook_set, name, n <= k);
 		if (!ret)
 			ret = ulsm_lsm_toggle(&uy_hook_set, name, n <= k);
+		if (!ret)
+			ret = ulsm_lsm_toggle(&uz_hook_set, pname, n <= k);
 	}
 	return ret;
+}
+
+/* The plug-in, next to this program. */
+static void *load_plugin(void)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	char *slash;
+	void *h;
+
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	strcpy(slash ? slash + 1 : path, "unload_plugin.so");
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		fprintf(stderr, "bench_unload: %s\n", dlerror());
+	return h;
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench_unload [--quick] [--json FILE]\n"
-		"What a set that allows unloading pays per dispatch: ulsm and\n"
-		"ulsm unloadable against hard-coded calls, 1 to 3 modules.\n");
+		"What a set that allows unloading pays per dispatch: ulsm, ulsm\n"
+		"unloadable (modules in the program) and a plug-in's modules\n"
+		"against hard-coded calls, 1 to 3 modules.\n");
 }
 
 int main(int argc, char **argv)
@@ -155,7 +196,7 @@ int main(int argc, char **argv)
 		run_limit1, run_limit2, run_limit3,
 	};
 	const char *json = NULL;
-	struct bench_cand res[3][3];
+	struct bench_cand res[3][4];
 	unsigned int rounds;
 	unsigned long iters;
 	int quick = 0, ret;
@@ -167,14 +208,22 @@ int main(int argc, char **argv)
 	rounds = quick ? 11 : 31;
 	if (ulsm_lsm_allow_toggle(&ux_hook_set) ||
 	    ulsm_lsm_allow_toggle(&uy_hook_set) ||
-	    ulsm_lsm_init(&ux_hook_set, NULL) || ulsm_lsm_init(&uy_hook_set, NULL)) {
+	    ulsm_lsm_allow_toggle(&uz_hook_set) ||
+	    ulsm_lsm_init(&ux_hook_set, NULL) || ulsm_lsm_init(&uy_hook_set, NULL) ||
+	    ulsm_lsm_init(&uz_hook_set, NULL)) {
 		fprintf(stderr, "bench_unload: init: %s\n", ulsm_last_error());
+		return 1;
+	}
+	if (!load_plugin() || strcmp(ulsm_lsm_list(&uz_hook_set), "p1,p2,p3")) {
+		fprintf(stderr, "bench_unload: the plug-in's modules are not up "
+			"(%s)\n", ulsm_lsm_list(&uz_hook_set));
 		return 1;
 	}
 	printf("ulsm unload-safety benchmark: back end %s; the same callbacks, "
 	       "ns per dispatch (median of %u rounds)\n", ulsm_backend(), rounds);
-	printf("%-8s %12s %12s %12s %14s %18s\n", "modules", "limit", "ulsm",
-	       "unloadable", "ulsm / limit", "unloadable / limit");
+	printf("%-8s %10s %10s %11s %10s %13s %19s %16s\n", "modules",
+	       "limit", "ulsm", "unloadable", "plug-in", "ulsm / limit",
+	       "unloadable / limit", "plug-in / limit");
 	for (int k = 1; k <= 3; k++) {
 		struct bench_cand *c = res[k - 1];
 
@@ -186,16 +235,19 @@ int main(int argc, char **argv)
 		c[0] = (struct bench_cand){ .name = "limit", .run = limits[k - 1] };
 		c[1] = (struct bench_cand){ .name = "ulsm", .run = run_ux };
 		c[2] = (struct bench_cand){ .name = "unloadable", .run = run_uy };
-		iters = bench_calibrate(run_uy, quick ? 5000000 : 20000000);
-		ret = bench_run(c, 3, rounds, iters);
+		c[3] = (struct bench_cand){ .name = "plug-in", .run = run_uz };
+		iters = bench_calibrate(run_uz, quick ? 5000000 : 20000000);
+		ret = bench_run(c, 4, rounds, iters);
 		if (ret) {
 			fprintf(stderr, "bench_unload: %d\n", ret);
 			return 1;
 		}
-		printf("%-8d %12.3f %12.3f %12.3f %14.3f %18.3f\n", k,
-		       c[0].median_ns, c[1].median_ns, c[2].median_ns,
+		printf("%-8d %10.3f %10.3f %11.3f %10.3f %13.3f %19.3f %16.3f\n",
+		       k, c[0].median_ns, c[1].median_ns, c[2].median_ns,
+		       c[3].median_ns,
 		       bench_ratio(c[1].median_ns, c[0].median_ns),
-		       bench_ratio(c[2].median_ns, c[0].median_ns));
+		       bench_ratio(c[2].median_ns, c[0].median_ns),
+		       bench_ratio(c[3].median_ns, c[0].median_ns));
 		{
 			char what[120];
 			double d = c[2].median_ns - c[1].median_ns;
@@ -207,6 +259,14 @@ int main(int argc, char **argv)
 			bench_target("bench_unload", what, d <= 0.25,
 				     "%+.3f ns (%.3f vs %.3f ns)", d,
 				     c[2].median_ns, c[1].median_ns);
+			/* A module that can be unloaded: +1 ns per call. */
+			d = (c[3].median_ns - c[2].median_ns) / k;
+			snprintf(what, sizeof(what), "%d plug-in module%s: "
+				 "<= +1 ns per call over built-in", k,
+				 k > 1 ? "s" : "");
+			bench_target("bench_unload", what, d <= 1.0,
+				     "%+.3f ns per call (%.3f vs %.3f ns)", d,
+				     c[3].median_ns, c[2].median_ns);
 		}
 	}
 	if (json) {
@@ -216,9 +276,11 @@ int main(int argc, char **argv)
 		fprintf(f, "{\n  \"benchmark\": \"unload\",\n  \"rows\": [\n");
 		for (int k = 1; k <= 3; k++)
 			fprintf(f, "    { \"modules\": %d, \"limit_ns\": %.4f, "
-				"\"ulsm_ns\": %.4f, \"unloadable_ns\": %.4f }%s\n",
+				"\"ulsm_ns\": %.4f, \"unloadable_ns\": %.4f, "
+				"\"plugin_ns\": %.4f }%s\n",
 				k, res[k - 1][0].median_ns, res[k - 1][1].median_ns,
-				res[k - 1][2].median_ns, k < 3 ? "," : "");
+				res[k - 1][2].median_ns, res[k - 1][3].median_ns,
+				k < 3 ? "," : "");
 		fprintf(f, "  ]\n}\n");
 		return bench_close(f, "bench_unload", json);
 	}

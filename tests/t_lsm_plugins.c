@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +47,27 @@ void pg_note(const char *who)
 	snprintf(notes + n, sizeof(notes) - n, "%s%s", n ? " " : "", who);
 }
 
-static int acl_check(int r) { return r == 13 ? -EPERM : 0; }
-static void acl_log(int r) { (void)r; pg_note("acl"); }
+/*
+ * Holding a thread inside a callback: the callback named @hold_who, for
+ * request HOLD_REQUEST, says it is inside and waits to be released.
+ */
+#define HOLD_REQUEST	4242
+static const char *volatile hold_who;
+static sem_t inside, release;
+
+void pg_hold(const char *who, int request)
+{
+	const char *h = hold_who;
+
+	if (request == HOLD_REQUEST && h && !strcmp(who, h)) {
+		sem_post(&inside);
+		while (sem_wait(&release))
+			;
+	}
+}
+
+static int acl_check(int r) { pg_hold("acl", r); return r == 13 ? -EPERM : 0; }
+static void acl_log(int r) { pg_hold("acl", r); pg_note("acl"); }
 static int tog_check(int r) { (void)r; return 0; }
 static void tog_log(int r) { (void)r; pg_note("tog"); }
 
@@ -78,6 +98,83 @@ static const char *log_trace(int request)
 }
 
 static char dir[PATH_MAX - 64];
+
+static int released;
+
+static void *hold_int(void *arg)
+{
+	(void)arg;
+	check(HOLD_REQUEST);
+	return NULL;
+}
+
+static void *hold_void(void *arg)
+{
+	(void)arg;
+	call_void_hook(req_log, HOLD_REQUEST);
+	return NULL;
+}
+
+static void *releaser(void *arg)
+{
+	(void)arg;
+	nanosleep(&(struct timespec){ 0, 500000000 }, NULL);
+	__atomic_store_n(&released, 1, __ATOMIC_SEQ_CST);
+	sem_post(&release);
+	return NULL;
+}
+
+/*
+ * Whether a grace period waits for a thread held inside @who's callback
+ * of req_check (@int_hook) or req_log: a thread releases it after half a
+ * second; the grace period waited if it returned after that.
+ */
+static bool grace_waits_for(const char *who, bool int_hook)
+{
+	pthread_t t, r;
+	bool waited;
+
+	__atomic_store_n(&released, 0, __ATOMIC_SEQ_CST);
+	hold_who = who;
+	if (pthread_create(&t, NULL, int_hook ? hold_int : hold_void, NULL))
+		abort();
+	while (sem_wait(&inside))
+		;
+	if (pthread_create(&r, NULL, releaser, NULL))
+		abort();
+	if (ulsm_synchronize())
+		diag("ulsm_synchronize: %s", ulsm_last_error());
+	waited = __atomic_load_n(&released, __ATOMIC_SEQ_CST);
+	pthread_join(r, NULL);
+	pthread_join(t, NULL);
+	hold_who = NULL;
+	return waited;
+}
+
+/*
+ * Only what can be unloaded is waited for: a thread inside a plug-in's
+ * callback holds a grace period up, one inside a module of the program
+ * does not (its slots have no guard: nothing is paid for it), on a back
+ * end whose hooks have entries; without entries (generic), each
+ * dispatch of the set is one read-side section, and both are waited for.
+ */
+static void who_is_waited_for(void)
+{
+	static const char *const shape[2] = { "req_log (void)",
+					      "req_check (int)" };
+
+	for (int i = 1; i >= 0; i--) {
+		ok(grace_waits_for("audit", i), "a grace period waits for a "
+		   "thread inside plug-in audit's %s", shape[i]);
+#ifdef ULSM_LSM_HAS_ENTRIES
+		ok(!grace_waits_for("acl", i), "  not for one inside the "
+		   "program's acl (%s)", shape[i]);
+#else
+		ok(grace_waits_for("acl", i), "  and, without entries, for "
+		   "one inside the program's acl (%s)", shape[i]);
+#endif
+	}
+}
 
 static void *load(const char *name)
 {
@@ -148,6 +245,7 @@ static void one_thread(void)
 	is_int(check(7), -EACCES, "  rate answers");
 	is_int(check(100), -EACCES, "  audit answers");
 	is_int(check(13), -EPERM, "  acl answers first");
+	who_is_waited_for();
 
 	spam = load("spam");
 	ok(spam != NULL, "spam (not listed) loads");
@@ -285,6 +383,8 @@ int main(int argc, char **argv)
 	pthread_t t[4], tt;
 
 	snprintf(dir, sizeof(dir), "%s", d ? d : ".");
+	sem_init(&inside, 0, 0);
+	sem_init(&release, 0, 0);
 	one_thread();
 
 	for (int i = 0; i < 4; i++)

@@ -7,9 +7,9 @@
  * off, a plug-in about to be unloaded), a thread may still be running it,
  * or be between the patched site and the call. The kernel waits for such
  * threads with synchronize_rcu(); ulsm_synchronize() is that wait for the
- * read-side sections below, which the hook framework puts around dispatch
- * for the sets that allow unloading (ULSM_LSM_UNLOADABLE,
- * <ulsm/lsm_hooks.h>).
+ * read-side sections below, which the hook framework puts around the calls
+ * of modules that may be unloaded, in the sets that allow it
+ * (ULSM_LSM_UNLOADABLE, <ulsm/lsm_hooks.h>).
  *
  *	ulsm_read_lock();		// any thread: no registration
  *	... call what may be unpublished ...

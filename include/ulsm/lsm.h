@@ -173,6 +173,22 @@ struct lsm_info {
 	int ulsm_state;
 };
 
+/*
+ * A slot's guard (a set that allows unloading, for a hook that has an
+ * entry): what a module whose object may be unmapped is called through,
+ * so that only such modules pay for the read-side section. @fn, the
+ * guard, enters a section and makes the static call @inner, which aims
+ * at the module's callback, or at @dflt (the hook's default, doing
+ * nothing else) once the module is leaving. NULL @fn: the slot has no
+ * guard (its hook is dispatched inside a section, by the C walk).
+ */
+struct ulsm_hook_guard {
+	void *fn;
+	struct static_call_key *inner;
+	void *inner_tramp;
+	void *dflt;
+};
+
 /* Per-set description, emitted by <ulsm/lsm_hooks.h> (ULSM_LSM_DEFINE). */
 struct ulsm_hook_set {
 	const char *name;
@@ -192,6 +208,7 @@ struct ulsm_hook_set {
 	int unloadable;			/* ULSM_LSM_UNLOADABLE */
 	unsigned int nblobs;		/* 0: the kernel's four types */
 	const char *const *blob_names;	/* nblobs names */
+	const struct ulsm_hook_guard *guards;	/* nhooks * slots; NULL: none */
 };
 
 /**

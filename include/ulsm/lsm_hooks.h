@@ -112,6 +112,9 @@
 #ifndef ULSM_LSM_HOOKS_ONCE
 #define ULSM_LSM_HOOKS_ONCE
 
+/* The type of a slot's guard and of its inner call (ULSM__DEF_GUARD). */
+typedef long ulsm__guard_fn(long, long, long, long, long, long);
+
 /* Paste a set's name and a suffix, the set name being a macro. */
 #define ULSM__P(SET, x)			ULSM__CAT(SET, x)
 #define ULSM__SLOT_NAME(SET, HOOK, NUM)	SET##_##HOOK##_##NUM
@@ -338,11 +341,17 @@ ulsm__out:								\
 		(SET, HOOK, __VA_ARGS__)
 
 /*
- * A set that allows unloading (ULSM_LSM_UNLOADABLE) dispatches inside a
- * read-side section (<ulsm/grace.h>), so that a module's object is
- * unmapped only once no thread is in its code. For the other sets the
- * constant condition folds away: the same code as without it.
+ * A set that allows unloading (ULSM_LSM_UNLOADABLE) must not unmap a
+ * module's object while a thread is in its code. A hook that has an entry
+ * calls such a module through its slot's guard (the defining unit's
+ * ULSM__DEF_GUARD), which is a read-side section (<ulsm/grace.h>) of its
+ * own: the modules of the program pay nothing. A hook dispatched by the C
+ * walk is one read-side section as a whole. For the other hooks and sets
+ * the constant condition folds away: the same code as without it.
  */
+#define ULSM__WHOLE_SECTION(SET, HOOK)					\
+	(SET##_lsm_unloadable && !SET##_lsm_has_entry_##HOOK)
+
 static inline __attribute__((always_inline)) int ulsm__read_enter(int unloadable)
 {
 	if (unloadable)
@@ -358,7 +367,7 @@ static inline __attribute__((always_inline)) void ulsm__read_leave(int *unloadab
 
 #define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
 ({									\
-	int ulsm__rd = ulsm__read_enter(SET##_lsm_unloadable);		\
+	int ulsm__rd = ulsm__read_enter(ULSM__WHOLE_SECTION(SET, HOOK)); \
 	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__rv =		\
 		ULSM__CALL_INT_HOOK_(SET, HOOK, __VA_ARGS__);		\
 	ulsm__read_leave(&ulsm__rd);					\
@@ -366,7 +375,7 @@ static inline __attribute__((always_inline)) void ulsm__read_leave(int *unloadab
 })
 #define ULSM__CALL_VOID_HOOK(SET, HOOK, ...)				\
 do {									\
-	int ulsm__rd = ulsm__read_enter(SET##_lsm_unloadable);		\
+	int ulsm__rd = ulsm__read_enter(ULSM__WHOLE_SECTION(SET, HOOK)); \
 	ULSM__CALL_VOID_HOOK_(SET, HOOK, __VA_ARGS__);			\
 	ulsm__read_leave(&ulsm__rd);					\
 } while (0)
@@ -634,6 +643,9 @@ struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) {
 	struct ULSM__P(ULSM_LSM_SET, _static_calls_table) table;
 	struct ULSM__P(ULSM_LSM_SET, _slot_calls) calls;
 	struct ulsm_hook_entry entry[ULSM__P(ULSM_LSM_SET, _nhooks)];
+#ifdef ULSM_LSM_UNLOADABLE
+	struct ULSM__P(ULSM_LSM_SET, _slot_calls) inner;	/* the guards' */
+#endif
 } __attribute__((aligned(4096)));
 
 struct ULSM__P(ULSM_LSM_SET, _tail_keys) {
@@ -758,6 +770,7 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 #include ULSM_LSM_HOOK_DEFS
 #undef LSM_HOOK
 
+
 /*
  * The hooks' entries (<ulsm/arch/x86_64.h>), each emitted from a function
  * that is never called. Before that, each parameter is checked: the entry
@@ -821,6 +834,75 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 	ULSM__IIF(ULSM__IS_VOID(RET))(0, (int)sizeof(RET))
 #define ULSM__RET_DEF(RET, DEFAULT)					\
 	ULSM__IIF(ULSM__IS_VOID(RET))(0LL, (long long)(RET)(DEFAULT))
+
+/*
+ * The slots' guards (struct ulsm_hook_guard, <ulsm/lsm.h>), in a set that
+ * allows unloading, for the hooks that have an entry: what the framework
+ * aims a slot at when its module's object may be unmapped. A guard is a
+ * read-side section around a static call (its inner call) of the module's
+ * callback; when the module leaves, the inner call is aimed at the hook's
+ * default (S_lsm_dflt_HOOK) before the grace period, so a thread that reaches
+ * the guard after it never enters the module. The entry keeps its
+ * parameters in the six integer registers and its result in the first,
+ * so the guard takes six integers and returns one, whatever the hook's
+ * own parameters (the module's callback ignores those it does not have,
+ * and the entry reads as many bytes of the result as the hook returns).
+ */
+#if defined(ULSM_LSM_UNLOADABLE) && defined(ULSM__ARCH_HAS_HOOK_ENTRY)
+# define ULSM__HAS_GUARDS	1
+# define ULSM__DEF_GUARD(NUM, SET, NAME)				\
+	ULSM_DEFINE_STATIC_CALL_NULL_KEYED(SET##_lsm_inner_##NAME##_##NUM, \
+		ulsm__guard_fn, &SET##_lsm_sealed.inner.NAME[NUM]);	\
+	static long SET##_lsm_guard_##NAME##_##NUM(long a, long b, long c, \
+						   long d, long e, long f) \
+	{								\
+		long r;							\
+									\
+		ulsm__read_lock_inline();				\
+		ULSM__ARCH_CALL_SITE_BEGIN();				\
+		r = STATIC_CALL_TRAMP(SET##_lsm_inner_##NAME##_##NUM)(	\
+			a, b, c, d, e, f);				\
+		ULSM__ARCH_CALL_SITE(&SET##_lsm_sealed.inner.NAME[NUM]); \
+		ulsm__read_unlock_inline();				\
+		return r;						\
+	}
+# define ULSM__DEF_GUARDS(SET, RET, DEFAULT, NAME)			\
+	static long SET##_lsm_dflt_##NAME(void)				\
+	{								\
+		return (long)ULSM__RET_DEF(RET, DEFAULT);		\
+	}								\
+	UNROLL(MAX_LSM_COUNT, ULSM__DEF_GUARD, SET, NAME)
+# define ULSM__INIT_GUARD(NUM, SET, NAME)				\
+	[SET##_hook_idx_##NAME * MAX_LSM_COUNT + NUM] = {		\
+		.fn = (void *)SET##_lsm_guard_##NAME##_##NUM,		\
+		.inner = &SET##_lsm_sealed.inner.NAME[NUM],		\
+		.inner_tramp = STATIC_CALL_TRAMP_ADDR(			\
+			SET##_lsm_inner_##NAME##_##NUM),		\
+		.dflt = (void *)SET##_lsm_dflt_##NAME,			\
+	},
+# define ULSM__INIT_GUARDS(SET, NAME)					\
+	UNROLL(MAX_LSM_COUNT, ULSM__INIT_GUARD, SET, NAME)
+# define ULSM__DEF_GUARDS_(SET, RET, DEFAULT, NAME)			\
+	ULSM__DEF_GUARDS(SET, RET, DEFAULT, NAME)
+# define ULSM__INIT_GUARDS_(SET, NAME)	ULSM__INIT_GUARDS(SET, NAME)
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	ULSM__WHEN(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))(		\
+		ULSM__DEF_GUARDS_(ULSM_LSM_SET, RET, DEFAULT, NAME))
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+/* One more, empty, element: a set whose hooks have no entry has no guard. */
+static const struct ulsm_hook_guard
+ULSM__P(ULSM_LSM_SET, _lsm_guards)[ULSM__P(ULSM_LSM_SET, _nhooks) * MAX_LSM_COUNT + 1] = {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	ULSM__WHEN(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))(		\
+		ULSM__INIT_GUARDS_(ULSM_LSM_SET, NAME))
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+	[ULSM__P(ULSM_LSM_SET, _nhooks) * MAX_LSM_COUNT] = { 0 },
+};
+#else
+# define ULSM__HAS_GUARDS	0
+#endif
 
 #define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
 	ULSM__WHEN(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))(		\
@@ -926,6 +1008,9 @@ struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 	.entries = ULSM__P(ULSM_LSM_SET, _lsm_sealed).entry,
 	.signature = ULSM__P(ULSM_LSM_SET, _lsm_signature),
 	.unloadable = ULSM__P(ULSM_LSM_SET, _lsm_unloadable),
+#if ULSM__HAS_GUARDS
+	.guards = ULSM__P(ULSM_LSM_SET, _lsm_guards),
+#endif
 #ifdef ULSM_LSM_BLOB_DEFS
 	.nblobs = ULSM__P(ULSM_LSM_SET, _blob_types),
 	.blob_names = ULSM__P(ULSM_LSM_SET, _blob_names),
@@ -938,6 +1023,7 @@ struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 #undef ULSM__INIT_SLOT
 #undef ULSM__INIT_SLOTS
 #undef ULSM__INIT_TAIL
+#undef ULSM__HAS_GUARDS
 #endif /* ULSM_LSM_DEFINE */
 
 #undef ULSM__DECL_SLOT

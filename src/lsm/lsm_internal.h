@@ -188,6 +188,11 @@ char *ulsm_lsm_list_build(struct ulsm_hook_set *set);
 /* One transaction: every slot of module @name on or off (the toggle's). */
 int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 			   bool on);
+/*
+ * One transaction: every slot of module @name off, and its slots' guards
+ * aimed at their hook's default (a departure's first step).
+ */
+int ulsm_lsm_release_module(struct ulsm_hook_set *set, const char *name);
 /* Keep @m's object loaded for good (RTLD_NODELETE). Lock held. */
 void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct lsm_info *m);
 /*
@@ -249,12 +254,29 @@ struct slot_plan {
 	bool *tail;
 	void **fn;
 	struct security_hook_list **hl;
+	void **inner;		/* a guarded slot's callback (@fn: its guard) */
+	const char *release;	/* NULL, or a leaving module: its guards' */
 };
 
 int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set);
 int ulsm_lsm_plan_targets(struct slot_plan *p);
 int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_txn *t);
 void ulsm_lsm_plan_end(struct slot_plan *p);
+
+/* --- guards (guard.c) ------------------------------------------------- */
+
+/*
+ * Slot @idx's guard (struct ulsm_hook_guard), or NULL: a set that does
+ * not allow unloading, or a hook without an entry (its walk is one
+ * read-side section).
+ */
+const struct ulsm_hook_guard *ulsm_lsm_guard(const struct ulsm_hook_set *set,
+					     size_t idx);
+/*
+ * Whether a module whose callback is @fn is called through its slots'
+ * guards: its object may be unmapped (it is not the program).
+ */
+bool ulsm_lsm_needs_guard(const struct ulsm_hook_set *set, const void *fn);
 
 /* --- hook entries (dispatch.c) ---------------------------------------- */
 

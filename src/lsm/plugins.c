@@ -58,7 +58,16 @@ static int empty_slots(struct ulsm_hook_set *set, const struct lsm_info *m)
 
 		if (!owned_by(s, m))
 			continue;
-		ret = ulsm_call_queue(&t, s->key, s->trampoline, NULL, NULL);
+		/*
+		 * A guarded slot keeps calling its guard, which calls the
+		 * hook's default now: a thread still on its way there (it
+		 * passed the slot's switch before step 1) gets the default,
+		 * as if the slot were off.
+		 */
+		if (!ulsm_lsm_guard(set, i) ||
+		    s->key->func != ulsm_lsm_guard(set, i)->fn)
+			ret = ulsm_call_queue(&t, s->key, s->trampoline, NULL,
+					      NULL);
 		if (!ret)
 			ret = ulsm_txn_store_ptr(&t, ULSM_STAGE_TARGETS,
 						 ULSM_AFTER, &s->hl, NULL);
@@ -151,12 +160,14 @@ static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
 	int ret = 0;
 
 	/*
-	 * 1. Its slots off: no dispatch that starts now reaches it. Also for
-	 * a module whose init failed after it had added its hooks.
+	 * 1. Its slots off, and their guards aimed at the hook's default: no
+	 * dispatch that starts now reaches it. Also for a module whose init
+	 * failed after it had added its hooks, and for one that was off
+	 * already (a thread may still be on its way to a guard).
 	 */
 	d->step = "turning its slots off";
-	if (owns(set, m, true))
-		while ((ret = ulsm_lsm_switch_module(set, m->name, false)) &&
+	if (owns(set, m, false))
+		while ((ret = ulsm_lsm_release_module(set, m->name)) &&
 		       try_again(start))
 			;
 	if (ret)

@@ -132,10 +132,16 @@ int ulsm_lsm_claim(struct ulsm_hook_set *set)
 static void seal_calls(struct ulsm_hook_set *set, bool sealed)
 {
 	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
+		const struct ulsm_hook_guard *g = ulsm_lsm_guard(set, i);
+
 		if (sealed)
 			ulsm_call_seal(set->table[i].key);
 		else
 			ulsm_call_unseal(set->table[i].key);
+		if (g && sealed)
+			ulsm_call_seal(g->inner);
+		else if (g)
+			ulsm_call_unseal(g->inner);
 	}
 }
 

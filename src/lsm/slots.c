@@ -45,6 +45,8 @@ int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 	p->n = set->nhooks * set->slots;
 	p->fn = NULL;
 	p->hl = NULL;
+	p->inner = NULL;
+	p->release = NULL;
 	p->on = ulsm_calloc(2 * p->n + 1, sizeof(*p->on));
 	if (!p->on)
 		return -ENOMEM;
@@ -59,7 +61,8 @@ int ulsm_lsm_plan_targets(struct slot_plan *p)
 {
 	p->fn = ulsm_calloc(p->n + 1, sizeof(*p->fn));
 	p->hl = ulsm_calloc(p->n + 1, sizeof(*p->hl));
-	return p->fn && p->hl ? 0 : -ENOMEM;
+	p->inner = ulsm_calloc(p->n + 1, sizeof(*p->inner));
+	return p->fn && p->hl && p->inner ? 0 : -ENOMEM;
 }
 
 void ulsm_lsm_plan_end(struct slot_plan *p)
@@ -67,9 +70,43 @@ void ulsm_lsm_plan_end(struct slot_plan *p)
 	ulsm_free(p->on);
 	ulsm_free(p->fn);
 	ulsm_free(p->hl);
+	ulsm_free(p->inner);
 	p->on = p->tail = NULL;
 	p->fn = NULL;
 	p->hl = NULL;
+	p->inner = NULL;
+}
+
+static bool owned_by(const struct lsm_static_call *s, const char *name)
+{
+	return s->hl && !strcmp(s->hl->lsmid->name, name);
+}
+
+/*
+ * The guards' inner calls the plan aims: at a new module's callback
+ * (before its slot's key opens), or, for a leaving module's slots, at
+ * their hook's default, so that a thread that reaches such a guard once
+ * the transaction is over never enters the module.
+ */
+static int queue_guards(struct slot_plan *p, struct ulsm_txn *t)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < p->n && !ret; i++) {
+		const struct ulsm_hook_guard *g = ulsm_lsm_guard(p->set, i);
+		void *to = NULL;
+
+		if (!g)
+			continue;
+		if (p->inner && p->inner[i])
+			to = p->inner[i];
+		else if (p->release && owned_by(&p->set->table[i], p->release))
+			to = g->dflt;
+		if (to)
+			ret = ulsm_call_queue(t, g->inner, g->inner_tramp, to,
+					      NULL);
+	}
+	return ret;
 }
 
 static size_t plan_index(const struct slot_plan *p,
@@ -112,6 +149,8 @@ int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_txn *t)
 						     ulsm_key_stage(!empty));
 		}
 	}
+	if (!ret)
+		ret = queue_guards(p, t);
 	for (size_t i = 0; p->fn && i < p->n && !ret; i++) {
 		struct lsm_static_call *s = &p->set->table[i];
 
@@ -166,9 +205,15 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 	for (int i = 0; i < n && !ret; i++) {
 		size_t idx = plan_index(&plan, slot[i]);
 
+		const struct ulsm_hook_guard *g = ulsm_lsm_guard(set, idx);
+
 		plan.on[idx] = true;
 		plan.fn[idx] = fn[i];
 		plan.hl[idx] = hl[i];
+		if (g && ulsm_lsm_needs_guard(set, fn[i])) {
+			plan.inner[idx] = fn[i];
+			plan.fn[idx] = g->fn;
+		}
 	}
 	if (!ret)
 		ret = plan_apply(&plan);
@@ -245,11 +290,6 @@ out:
 	return ret;
 }
 
-static bool owned_by(const struct lsm_static_call *s, const char *name)
-{
-	return s->hl && !strcmp(s->hl->lsmid->name, name);
-}
-
 int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 			   bool on)
 {
@@ -259,6 +299,21 @@ int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 	for (size_t i = 0; !ret && i < plan.n; i++)
 		if (owned_by(&set->table[i], name))
 			plan.on[i] = on;
+	if (!ret)
+		ret = plan_apply(&plan);
+	ulsm_lsm_plan_end(&plan);
+	return ret;
+}
+
+int ulsm_lsm_release_module(struct ulsm_hook_set *set, const char *name)
+{
+	struct slot_plan plan = { 0 };
+	int ret = ulsm_lsm_plan_begin(&plan, set);
+
+	for (size_t i = 0; !ret && i < plan.n; i++)
+		if (owned_by(&set->table[i], name))
+			plan.on[i] = false;
+	plan.release = name;
 	if (!ret)
 		ret = plan_apply(&plan);
 	ulsm_lsm_plan_end(&plan);

@@ -22,13 +22,14 @@ static void maybe_sleep(void)
 
 static int check(int request)
 {
+	pg_hold(STR(PG_NAME), request);
 	maybe_sleep();
 	return request == PG_DENY ? -EACCES : 0;
 }
 
 static void log_it(int request)
 {
-	(void)request;
+	pg_hold(STR(PG_NAME), request);
 	maybe_sleep();
 	pg_note(STR(PG_NAME));
 }

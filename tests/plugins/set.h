@@ -13,4 +13,6 @@
 
 /* In the host, exported (-rdynamic): a module says it was called. */
 void pg_note(const char *who);
+/* In the host: a module's callback may be held there (t_lsm_plugins). */
+void pg_hold(const char *who, int request);
 #endif

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Slots' guards (struct ulsm_hook_guard, <ulsm/lsm.h>): in a set that
+ * allows unloading, only a module whose object may be unmapped is called
+ * through a read-side section, its slot's guard; the program's modules
+ * are called as in any other set (docs/hook-framework.md, "Departure and
+ * the grace period").
+ */
+#include "lsm_internal.h"
+
+const struct ulsm_hook_guard *ulsm_lsm_guard(const struct ulsm_hook_set *set,
+					     size_t idx)
+{
+	const struct ulsm_hook_guard *g;
+
+	if (!set->unloadable || !set->guards ||
+	    idx >= set->nhooks * set->slots)
+		return NULL;
+	g = &set->guards[idx];
+	return g->fn ? g : NULL;
+}
+
+/*
+ * The program is never unmapped. Any other object may be, as far as the
+ * library can tell (an object loaded at startup never is, nor one opened
+ * with RTLD_NODELETE, nor any under musl, whose dlclose() unmaps nothing;
+ * such modules pay the guard all the same). Code in no object (-ENOENT)
+ * is guarded too.
+ */
+bool ulsm_lsm_needs_guard(const struct ulsm_hook_set *set, const void *fn)
+{
+	struct ulsm_loaded f;
+
+	if (!set->unloadable || !set->guards)
+		return false;
+	return ulsm_loaded_find(fn, &f) || !f.program;
+}
