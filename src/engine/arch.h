@@ -101,11 +101,11 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
  * at @label, just after it: the call ends at @label, or is followed only
  * by instructions that cannot contain a call (the compiler may move the
  * result between registers first). Set *site, or return -EILSEQ. A
- * @callee of 0 takes a direct call to anything (x86-64, aarch64; the
- * caller decodes its target).
+ * @callee of 0 takes a direct call to anything (the caller decodes its
+ * target).
  * arch_decode_plt: if @stub is a PLT entry, a jump through a GOT slot, set
  * *slot to the slot's address and return 0; else -EILSEQ, or -ENOSYS
- * where the back end does not read PLTs (riscv64, generic).
+ * where the back end does not read PLTs (generic).
  * arch_encode_call: a direct call at @site to @target; resume is @target
  * and link the return address. Return 0, or -ERANGE (out of reach).
  * arch_calls_patchable: whether a trapped call may be emulated in this

@@ -355,7 +355,8 @@ static int find_call_at(uintptr_t end, uintptr_t callee, int gap,
 {
 	uintptr_t target;
 
-	if (!arch_decode_call(end - 4, &target) && target == callee) {
+	if (!arch_decode_call(end - 4, &target) &&
+	    (!callee || target == callee)) {
 		*site = end - 4;
 		return 0;
 	}
@@ -382,12 +383,28 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 	return find_call_at(label, callee, 0, site);
 }
 
-/* Not read here: a call through the PLT keeps calling it. */
+/*
+ * A PLT entry as GNU ld writes it: auipc t3, hi; ld t3, lo(t3);
+ * jalr t1, t3; nop. The slot is the entry + hi + lo.
+ */
+#define RV_PLT_AUIPC	0x00000e17u	/* auipc t3, 0 (x28) */
+#define RV_PLT_LD	0x000e3e03u	/* ld t3, 0(t3) */
+#define RV_PLT_JALR	0x000e0367u	/* jalr t1, 0(t3) (x6) */
+
 int arch_decode_plt(uintptr_t stub, uintptr_t *slot)
 {
-	(void)stub;
-	(void)slot;
-	return -ENOSYS;
+	uint32_t auipc, ld;
+
+	if (stub & 3)
+		return -EILSEQ;
+	auipc = word_at(stub);
+	ld = word_at(stub + 4);
+	if ((auipc & 0xfffu) != RV_PLT_AUIPC ||
+	    (ld & 0xfffffu) != RV_PLT_LD ||
+	    word_at(stub + 8) != RV_PLT_JALR || word_at(stub + 12) != RV_NOP)
+		return -EILSEQ;
+	*slot = stub + (uintptr_t)u_imm(auipc) + (uintptr_t)i_imm(ld);
+	return 0;
 }
 
 int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
