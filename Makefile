@@ -363,6 +363,18 @@ $(BUILD)/tests/t_lsm_plugins.t: tests/t_lsm_plugins.c tests/tap.h tests/runtime.
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
 
+# Who pays for unloading (t_guard): the same set, with a module in a
+# shared object that the program links (DT_NEEDED) and a plug-in.
+$(BUILD)/tests/libpg_boot.so: tests/plugins/module.c $(PG_DEPS) $(BUILD)/libulsm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests -DPG_NAME=boot -DPG_DENY=300 $(CFLAGS_ALL) -fPIC -shared -Wl,-soname,libpg_boot.so -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
+
+$(BUILD)/tests/t_guard.t: tests/t_guard.c tests/plugins/hold.h tests/tap.h $(PG_DEPS) $(BUILD)/libulsm.so $(BUILD)/tests/libpg_boot.so $(BUILD)/tests/pg_audit.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
+		-L$(BUILD)/tests -Wl,--push-state,--no-as-needed -lpg_boot -Wl,--pop-state \
+		-Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN' -rdynamic $(LDLIBS_ALL)
+
 # A departure that cannot finish: the same set, a plug-in built without
 # -lulsm (it finds the library in the program, -rdynamic), as the fault
 # walk's, since the test injects faults into the static library.

@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +36,7 @@
 
 #include "runtime.h"
 #include "tap.h"
+#include "plugins/hold.h"	/* check(), pg_hold(), grace_waits_for() */
 
 static __thread char notes[256];
 
@@ -45,25 +45,6 @@ void pg_note(const char *who)
 	size_t n = strlen(notes);
 
 	snprintf(notes + n, sizeof(notes) - n, "%s%s", n ? " " : "", who);
-}
-
-/*
- * Holding a thread inside a callback: the callback named @hold_who, for
- * request HOLD_REQUEST, says it is inside and waits to be released.
- */
-#define HOLD_REQUEST	4242
-static const char *volatile hold_who;
-static sem_t inside, release;
-
-void pg_hold(const char *who, int request)
-{
-	const char *h = hold_who;
-
-	if (request == HOLD_REQUEST && h && !strcmp(who, h)) {
-		sem_post(&inside);
-		while (sem_wait(&release))
-			;
-	}
 }
 
 static int acl_check(int r) { pg_hold("acl", r); return r == 13 ? -EPERM : 0; }
@@ -85,10 +66,6 @@ static int tog_init(void) { return security_add_hooks(tog_hooks, 2, &tog_id); }
 DEFINE_LSM(acl) = { .name = "acl", .init = acl_init, .id = &acl_id };
 DEFINE_LSM(tog) = { .name = "tog", .init = tog_init, .id = &tog_id };
 
-static int check(int request)
-{
-	return call_int_hook(req_check, request);
-}
 
 static const char *log_trace(int request)
 {
@@ -98,58 +75,6 @@ static const char *log_trace(int request)
 }
 
 static char dir[PATH_MAX - 64];
-
-static int released;
-
-static void *hold_int(void *arg)
-{
-	(void)arg;
-	check(HOLD_REQUEST);
-	return NULL;
-}
-
-static void *hold_void(void *arg)
-{
-	(void)arg;
-	call_void_hook(req_log, HOLD_REQUEST);
-	return NULL;
-}
-
-static void *releaser(void *arg)
-{
-	(void)arg;
-	nanosleep(&(struct timespec){ 0, 500000000 }, NULL);
-	__atomic_store_n(&released, 1, __ATOMIC_SEQ_CST);
-	sem_post(&release);
-	return NULL;
-}
-
-/*
- * Whether a grace period waits for a thread held inside @who's callback
- * of req_check (@int_hook) or req_log: a thread releases it after half a
- * second; the grace period waited if it returned after that.
- */
-static bool grace_waits_for(const char *who, bool int_hook)
-{
-	pthread_t t, r;
-	bool waited;
-
-	__atomic_store_n(&released, 0, __ATOMIC_SEQ_CST);
-	hold_who = who;
-	if (pthread_create(&t, NULL, int_hook ? hold_int : hold_void, NULL))
-		abort();
-	while (sem_wait(&inside))
-		;
-	if (pthread_create(&r, NULL, releaser, NULL))
-		abort();
-	if (ulsm_synchronize())
-		diag("ulsm_synchronize: %s", ulsm_last_error());
-	waited = __atomic_load_n(&released, __ATOMIC_SEQ_CST);
-	pthread_join(r, NULL);
-	pthread_join(t, NULL);
-	hold_who = NULL;
-	return waited;
-}
 
 /*
  * Only what can be unloaded is waited for: a thread inside a plug-in's
@@ -383,8 +308,7 @@ int main(int argc, char **argv)
 	pthread_t t[4], tt;
 
 	snprintf(dir, sizeof(dir), "%s", d ? d : ".");
-	sem_init(&inside, 0, 0);
-	sem_init(&release, 0, 0);
+	hold_init();
 	one_thread();
 
 	for (int i = 0; i < 4; i++)

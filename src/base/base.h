@@ -109,6 +109,13 @@ struct ulsm_loaded {
 int ulsm_loaded_find(const void *addr, struct ulsm_loaded *out);
 
 /*
+ * Whether @addr is in an object loaded at start-up: the program, or one
+ * that its DT_NEEDED entries bring in (src/base/startup.c). False when
+ * in doubt (no memory, too many objects, none holds it).
+ */
+bool ulsm_loaded_at_startup(const void *addr);
+
+/*
  * The symbol that the jump-slot relocation of GOT slot @slot names
  * (src/base/plt.c): its name into @name (@len bytes), and in *@here its
  * address if the slot's own object defines it, else 0. 0, or -ENOENT (no

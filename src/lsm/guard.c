@@ -21,17 +21,15 @@ const struct ulsm_hook_guard *ulsm_lsm_guard(const struct ulsm_hook_set *set,
 }
 
 /*
- * The program is never unmapped. Any other object may be, as far as the
- * library can tell (an object loaded at startup never is, nor one opened
- * with RTLD_NODELETE, nor any under musl, whose dlclose() unmaps nothing;
- * such modules pay the guard all the same). Code in no object (-ENOENT)
- * is guarded too.
+ * The program is never unmapped, nor an object loaded at start-up (one
+ * that the program's DT_NEEDED entries bring in). Any other object may
+ * be, as far as the library can tell: one opened with RTLD_NODELETE, or
+ * any under musl (whose dlclose() unmaps nothing), pays the guard all the
+ * same, and so does code in no object.
  */
 bool ulsm_lsm_needs_guard(const struct ulsm_hook_set *set, const void *fn)
 {
-	struct ulsm_loaded f;
-
 	if (!set->unloadable || !set->guards)
 		return false;
-	return ulsm_loaded_find(fn, &f) || !f.program;
+	return !ulsm_loaded_at_startup(fn);
 }

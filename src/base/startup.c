@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Objects loaded at start-up: the program and every object its DT_NEEDED
+ * entries bring in, directly or not. glibc never unloads them (the
+ * program holds a reference to each for its whole life), so code in them
+ * is never unmapped: the hook framework calls their modules as the
+ * program's (src/lsm/guard.c). An object preloaded (LD_PRELOAD) or
+ * opened by dlopen() is not one of them, though it may be kept for good
+ * (RTLD_NODELETE, a DT_NEEDED of a start-up object opened again): the
+ * answer errs on the side of "may be unmapped".
+ */
+#include <link.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/sys.h"
+
+#define MAX_OBJECTS	1024
+
+struct object {
+	uintptr_t base;
+	const ElfW(Phdr) *phdr;
+	int phnum;
+	const char *name;	/* as the dynamic linker gives it */
+	const ElfW(Dyn) *dyn;
+	bool startup;
+};
+
+struct objects {
+	struct object *v;
+	size_t n;
+	bool overflow;
+};
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *argp)
+{
+	struct objects *o = argp;
+	struct object *x;
+
+	(void)size;
+	if (o->n == MAX_OBJECTS) {
+		o->overflow = true;
+		return 1;
+	}
+	x = &o->v[o->n++];
+	memset(x, 0, sizeof(*x));
+	x->base = info->dlpi_addr;
+	x->phdr = info->dlpi_phdr;
+	x->phnum = info->dlpi_phnum;
+	x->name = info->dlpi_name ? info->dlpi_name : "";
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			x->dyn = (const ElfW(Dyn) *)(info->dlpi_addr +
+						    info->dlpi_phdr[i].p_vaddr);
+	return 0;
+}
+
+/*
+ * An address the dynamic section gives: glibc relocates it in place
+ * where that section is writable, not where it is read-only (riscv64,
+ * the vDSO); an unrelocated one is below the object's base.
+ */
+static uintptr_t dyn_addr(const struct object *x, uintptr_t v)
+{
+	return v < x->base ? x->base + v : v;
+}
+
+static const char *strtab(const struct object *x)
+{
+	for (const ElfW(Dyn) *d = x->dyn; d && d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_STRTAB)
+			return (const char *)dyn_addr(x, d->d_un.d_ptr);
+	return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Whether @x is the object that DT_NEEDED entry @needed names. */
+static bool is_needed(const struct object *x, const char *needed)
+{
+	const char *str = strtab(x);
+
+	for (const ElfW(Dyn) *d = x->dyn; str && d && d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_SONAME)
+			return !strcmp(str + d->d_un.d_val, needed);
+	return *x->name && !strcmp(base_name(x->name), needed);
+}
+
+/* Mark every object that a start-up object needs; true if any was new. */
+static bool mark_needed(struct objects *o)
+{
+	bool more = false;
+
+	for (size_t i = 0; i < o->n; i++) {
+		const struct object *x = &o->v[i];
+		const char *str = strtab(x);
+
+		if (!x->startup || !str)
+			continue;
+		for (const ElfW(Dyn) *d = x->dyn; d->d_tag != DT_NULL; d++) {
+			if (d->d_tag != DT_NEEDED)
+				continue;
+			for (size_t j = 0; j < o->n; j++)
+				if (!o->v[j].startup &&
+				    is_needed(&o->v[j], str + d->d_un.d_val)) {
+					o->v[j].startup = true;
+					more = true;
+				}
+		}
+	}
+	return more;
+}
+
+static bool holds(const struct object *x, uintptr_t addr)
+{
+	for (int i = 0; i < x->phnum; i++) {
+		uintptr_t lo = x->base + x->phdr[i].p_vaddr;
+
+		if (x->phdr[i].p_type == PT_LOAD && addr >= lo &&
+		    addr < lo + x->phdr[i].p_memsz)
+			return true;
+	}
+	return false;
+}
+
+bool ulsm_loaded_at_startup(const void *addr)
+{
+	struct objects o = { ulsm_calloc(MAX_OBJECTS, sizeof(struct object)),
+			     0, false };
+	bool found = false;
+
+	if (!o.v)
+		return false;
+	dl_iterate_phdr(add_object, &o);
+	if (!o.overflow && o.n) {
+		o.v[0].startup = true;	/* the program comes first */
+		while (mark_needed(&o))
+			;
+		for (size_t i = 0; i < o.n && !found; i++)
+			found = o.v[i].startup && holds(&o.v[i], (uintptr_t)addr);
+	}
+	ulsm_free(o.v);
+	return found;
+}

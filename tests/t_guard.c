@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/*
+ * In a set that allows unloading, only what can be unloaded pays for it
+ * (docs/hook-framework.md, "Departure and the grace period"): a module of
+ * the program (acl) and one of a shared object linked at start-up
+ * (libpg_boot.so, a DT_NEEDED of this program: glibc never unloads it)
+ * are called directly, and a grace period does not wait for a thread
+ * inside them; a plug-in's module (pg_audit.so, opened with dlopen) is
+ * called through its slots' guards, and a grace period waits for a
+ * thread inside it. Each for an int hook and a void hook, both
+ * dispatched by their entries; on a back end without entries each
+ * dispatch is one read-side section, and all three are waited for.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ULSM_LSM_DEFINE
+#define ULSM_LSM_BUILTIN_ORDER "acl,boot,audit"
+#include "plugins/set.h"
+
+#include <ulsm/ulsm.h>
+
+#include "tap.h"
+#include "plugins/hold.h"	/* check(), pg_hold(), grace_waits_for() */
+
+void pg_note(const char *who)
+{
+	(void)who;
+}
+
+static int acl_check(int r) { pg_hold("acl", r); return r == 13 ? -EPERM : 0; }
+static void acl_log(int r) { pg_hold("acl", r); }
+
+static const struct lsm_id acl_id = { "acl", 1 };
+static struct pg_hook_list acl_hooks[] = {
+	LSM_HOOK_INIT(req_check, acl_check),
+	LSM_HOOK_INIT(req_log, acl_log),
+};
+static int acl_init(void) { return security_add_hooks(acl_hooks, 2, &acl_id); }
+DEFINE_LSM(acl) = { .name = "acl", .init = acl_init, .id = &acl_id };
+
+int main(void)
+{
+	static const char *const shape[2] = { "req_log (void)",
+					      "req_check (int)" };
+	const char *dir = getenv("ULSM_TEST_PLUGIN_DIR");
+	char path[PATH_MAX];
+	void *audit;
+
+	hold_init();
+	is_int(ulsm_lsm_init(&pg_hook_set, NULL), 0, "init");
+	snprintf(path, sizeof(path), "%s/pg_audit.so", dir ? dir : ".");
+	audit = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	ok(audit != NULL, "pg_audit.so loaded%s%s", audit ? "" : ": ",
+	   audit ? "" : dlerror());
+	ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,boot,audit"),
+	   "  acl (the program's), boot (libpg_boot.so's), audit: %s",
+	   ulsm_lsm_list(&pg_hook_set));
+	is_int(check(13), -EPERM, "  acl answers");
+	is_int(check(300), -EACCES, "  boot answers");
+	is_int(check(100), -EACCES, "  audit answers");
+	for (int i = 1; i >= 0; i--) {
+		ok(grace_waits_for("audit", i), "a grace period waits for a "
+		   "thread inside plug-in audit's %s", shape[i]);
+#ifdef ULSM_LSM_HAS_ENTRIES
+		ok(!grace_waits_for("acl", i), "  not for one inside the "
+		   "program's acl (%s)", shape[i]);
+		ok(!grace_waits_for("boot", i), "  nor for one inside boot, "
+		   "linked at start-up (%s)", shape[i]);
+#else
+		ok(grace_waits_for("acl", i), "  and, without entries, for "
+		   "one inside the program's acl (%s)", shape[i]);
+		ok(grace_waits_for("boot", i), "  and for one inside boot "
+		   "(%s)", shape[i]);
+#endif
+	}
+	if (audit)
+		dlclose(audit);
+	if (ulsm_lsm_module_active(&pg_hook_set, "audit") == 1)
+		is_int(check(100), -EACCES, "audit closed, and it stays "
+		       "(dlclose() unloads nothing here)");
+	else
+		ok(check(100) == 0 && !strcmp(ulsm_lsm_list(&pg_hook_set),
+					      "acl,boot"),
+		   "audit closed: it left (%s)", ulsm_lsm_list(&pg_hook_set));
+	return done_testing();
+}
