@@ -145,7 +145,7 @@ static bool owns_a_slot(const char *name)
 static void one_thread(void)
 {
 	void *rate, *audit, *spam;
-	const char *why;
+	const char *why, *before;
 	char *dump = NULL;
 	size_t dump_len = 0;
 	FILE *f;
@@ -159,12 +159,16 @@ static void one_thread(void)
 	ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,tog"), "  %s",
 	   ulsm_lsm_list(&pg_hook_set));
 
+	before = ulsm_lsm_list(&pg_hook_set);
 	audit = load("audit");
 	rate = load("rate");
 	ok(audit && rate, "audit, then rate, loaded (%s)", dlerror());
 	ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,tog,rate,audit"),
 	   "  each in its place, whatever the order of arrival: %s",
 	   ulsm_lsm_list(&pg_hook_set));
+	ok(!strcmp(before, "acl,tog"), "  the list given before is "
+	   "unchanged: %s", before);
+	before = ulsm_lsm_list(&pg_hook_set);
 	ok(!strcmp(log_trace(1), "acl tog rate audit"),
 	   "  and called in that order: %s", notes);
 	is_int(check(7), -EACCES, "  rate answers");
@@ -190,6 +194,8 @@ static void one_thread(void)
 		dlclose(spam);
 		return;
 	}
+	ok(!strcmp(before, "acl,tog,rate,audit"), "  the list given "
+	   "before is unchanged: %s", before);
 	ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,tog,audit"), "  the list: %s",
 	   ulsm_lsm_list(&pg_hook_set));
 	ok(!strcmp(log_trace(1), "acl tog audit"), "  dispatch: %s", notes);

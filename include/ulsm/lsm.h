@@ -345,7 +345,9 @@ int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name, bool enable);
  * ulsm_lsm_list - the active modules in order, comma-separated
  * @set: the hook set
  *
- * What /sys/kernel/security/lsm shows. Return: a string owned by the set.
+ * What /sys/kernel/security/lsm shows. Return: a string owned by the set,
+ * valid and unchanged for the set's whole life (modules that come and go
+ * later do not touch it: call again for the list of then).
  */
 const char *ulsm_lsm_list(struct ulsm_hook_set *set);
 

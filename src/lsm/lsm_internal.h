@@ -86,6 +86,8 @@ struct ulsm_lsm_state {
 	int blob_sizes[ULSM_BLOB_TYPES_MAX];
 	char no_room[200];		/* why the last slot choice failed */
 	char *list;			/* active modules, comma-separated */
+	char **shown;			/* every list ulsm_lsm_list() gave */
+	size_t nshown;
 	struct ulsm_lsm_note *notes;	/* why modules are not active */
 };
 

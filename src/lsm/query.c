@@ -10,6 +10,38 @@
 
 #include "lsm_internal.h"
 
+/*
+ * The list as a string that stays valid, and unchanged, for the set's
+ * whole life: the set's own list is rewritten in place and reallocated
+ * as modules come and go, while another thread may still be reading what
+ * an earlier call returned. Each distinct list is copied once, and kept
+ * (hosts see few distinct lists, however often plug-ins come and go).
+ * Without memory for a new copy, the last one given (stale, never freed
+ * memory). Framework lock held.
+ */
+static const char *shown_list(struct ulsm_lsm_state *st)
+{
+	const char *now = st->list ? st->list : "";
+	size_t len = strlen(now) + 1;
+	char **v, *copy;
+
+	for (size_t i = st->nshown; i-- > 0;)
+		if (!strcmp(st->shown[i], now))
+			return st->shown[i];
+	copy = ulsm_calloc(len, 1);
+	if (copy)
+		memcpy(copy, now, len);
+	v = copy ? ulsm_reallocarray(st->shown, st->nshown + 1,
+				     sizeof(*st->shown)) : NULL;
+	if (!v) {
+		ulsm_free(copy);
+		return st->nshown ? st->shown[st->nshown - 1] : "";
+	}
+	v[st->nshown++] = copy;
+	st->shown = v;
+	return copy;
+}
+
 ULSM_API const char *ulsm_lsm_list(struct ulsm_hook_set *set)
 {
 	const char *s;
@@ -17,7 +49,7 @@ ULSM_API const char *ulsm_lsm_list(struct ulsm_hook_set *set)
 	if (!set)
 		return "";
 	ulsm_lsm_lock();
-	s = set->state && set->state->list ? set->state->list : "";
+	s = set->state ? shown_list(set->state) : "";
 	ulsm_lsm_unlock();
 	return s;
 }
