@@ -78,6 +78,13 @@ int main(void)
 		   "(%s)", shape[i]);
 #endif
 	}
+	/* A guard inside a section: nested, its slow path. */
+	ulsm_read_lock();
+	is_int(check(100), -EACCES, "inside a section, audit answers (its "
+	       "guard nests)");
+	ulsm_read_unlock();
+	is_int(ulsm_synchronize(), 0, "  and the sections were balanced (a "
+	       "grace period does not wait for this thread)");
 	if (audit)
 		dlclose(audit);
 	if (ulsm_lsm_module_active(&pg_hook_set, "audit") == 1)

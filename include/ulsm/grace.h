@@ -133,6 +133,26 @@ static inline __attribute__((always_inline)) void ulsm__read_lock_inline(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+/*
+ * The outermost lock alone, for a caller that has a slow path of its own
+ * (the hook framework's guards): enter a section and return true if this
+ * thread has its record and is in no section yet (the common case, the
+ * lock above without its other branches); else change nothing and return
+ * false, and the caller takes ulsm_read_lock().
+ */
+static inline __attribute__((always_inline)) int ulsm__read_lock_outermost(void)
+{
+	struct ulsm__grace_reader *r = ulsm__grace_self;
+
+	if (__builtin_expect(!r || r->ctr >= ULSM__GRACE_NEST, 0))
+		return 0;
+	__atomic_store_n(&r->ctr, __atomic_load_n(&ulsm__grace_gp,
+						  __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
 static inline __attribute__((always_inline)) void ulsm__read_unlock_inline(void)
 {
 	struct ulsm__grace_reader *r = ulsm__grace_self;

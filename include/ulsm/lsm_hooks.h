@@ -850,19 +850,39 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
  */
 #if defined(ULSM_LSM_UNLOADABLE) && defined(ULSM__ARCH_HAS_HOOK_ENTRY)
 # define ULSM__HAS_GUARDS	1
+# define ULSM__GUARD_CALL(SET, NAME, NUM)				\
+	ULSM__ARCH_CALL_SITE_BEGIN();					\
+	r = STATIC_CALL_TRAMP(SET##_lsm_inner_##NAME##_##NUM)(		\
+		a, b, c, d, e, f);					\
+	ULSM__ARCH_CALL_SITE(&SET##_lsm_sealed.inner.NAME[NUM])
+/*
+ * The common case (the outermost section of a thread with its record)
+ * in line, with no frame to speak of; the others (nested, the thread's
+ * first section) out of line, with the library's lock.
+ */
 # define ULSM__DEF_GUARD(NUM, SET, NAME)				\
 	ULSM_DEFINE_STATIC_CALL_NULL_KEYED(SET##_lsm_inner_##NAME##_##NUM, \
 		ulsm__guard_fn, &SET##_lsm_sealed.inner.NAME[NUM]);	\
+	__attribute__((noinline, cold)) static long			\
+	SET##_lsm_guard_slow_##NAME##_##NUM(long a, long b, long c,	\
+					    long d, long e, long f)	\
+	{								\
+		long r;							\
+									\
+		ulsm_read_lock();					\
+		ULSM__GUARD_CALL(SET, NAME, NUM);			\
+		ulsm_read_unlock();					\
+		return r;						\
+	}								\
 	static long SET##_lsm_guard_##NAME##_##NUM(long a, long b, long c, \
 						   long d, long e, long f) \
 	{								\
 		long r;							\
 									\
-		ulsm__read_lock_inline();				\
-		ULSM__ARCH_CALL_SITE_BEGIN();				\
-		r = STATIC_CALL_TRAMP(SET##_lsm_inner_##NAME##_##NUM)(	\
-			a, b, c, d, e, f);				\
-		ULSM__ARCH_CALL_SITE(&SET##_lsm_sealed.inner.NAME[NUM]); \
+		if (__builtin_expect(!ulsm__read_lock_outermost(), 0))	\
+			return SET##_lsm_guard_slow_##NAME##_##NUM(	\
+				a, b, c, d, e, f);			\
+		ULSM__GUARD_CALL(SET, NAME, NUM);			\
 		ulsm__read_unlock_inline();				\
 		return r;						\
 	}
