@@ -22,7 +22,9 @@
  * form cannot pass for a clean one.
  *
  * The cases: hook entries (int and void hooks, one module: the entry's
- * tail call; two: a call and a tail call), the C walk (a slot's call of
+ * tail call; two: a call and a tail call), the same in a set that allows
+ * unloading (each plug-in called through its slot's guard, a read-side
+ * section around a static call), the C walk (a slot's call of
  * its trampoline), static_call() and static_call_inline() to a plug-in
  * and to __static_call_return0 (libulsm), a tracepoint with one probe, and
  * APR's drop-in (RUN_ALL with two functions, RUN_FIRST with one) where
@@ -123,6 +125,8 @@ static volatile int rp_marks;
 
 CASE(c_int, r = call_int_hook(rp_int, x))
 CASE(c_void, call_void_hook(rp_void, x))
+CASE(c_uint, r = ulsm_call_int_hook(ru, rp_int, x))
+CASE(c_uvoid, ulsm_call_void_hook(ru, rp_void, x))
 CASE(c_walk, r = call_int_hook(rp_walk, x))
 CASE(c_sc, r = static_call(rp_sc)(x))
 CASE(c_sc_inline, r = static_call_inline(rp_sc, x))
@@ -202,7 +206,9 @@ static void child(void)
 	bool patching = ulsm_static_call_form(&STATIC_CALL_KEY(rp_sc)) !=
 			ULSM_SC_FORM_POINTER;
 
-	setup_check(ulsm_lsm_init(&rp_hook_set, NULL) == 0, "set rp: init");
+	setup_check(ulsm_lsm_init(&rp_hook_set, NULL) == 0 &&
+		    ulsm_lsm_init(&ru_hook_set, NULL) == 0,
+		    "sets rp and ru (unloadable): init");
 	p1 = plugin("p1");
 	if (!p1)
 		return;
@@ -253,6 +259,10 @@ static void child(void)
 		{ "int hook, 1 module (the entry's tail call)", c_int, 5, 0,
 		  "rp_p1.so", 0 },
 		{ "void hook, 1 module", c_void, 5, 0, "rp_p1.so", 0 },
+		{ "unloadable set: int hook, 1 plug-in (its guard)", c_uint,
+		  5, 0, "rp_p1.so", 0 },
+		{ "unloadable set: void hook, 1 plug-in (its guard)", c_uvoid,
+		  5, 0, "rp_p1.so", 0 },
 		{ "C-walk hook, 1 module", c_walk, 5, 0, "rp_p1.so", 0 },
 		{ "static_call()", c_sc, 5, 6, "rp_p1.so", 0 },
 		{ "static_call_inline()", c_sc_inline, 5, 6, "rp_p1.so", 0 },
@@ -276,6 +286,8 @@ static void child(void)
 		{ "int hook, 2 modules (a call, then the tail call)", c_int, 5,
 		  0, "rp_p1.so,rp_p2.so", 0 },
 		{ "void hook, 2 modules", c_void, 5, 0, "rp_p1.so,rp_p2.so", 0 },
+		{ "unloadable set: int hook, 2 plug-ins", c_uint, 5, 0,
+		  "rp_p1.so,rp_p2.so", 0 },
 		{ "C-walk hook, 2 modules", c_walk, 5, 0, "rp_p1.so,rp_p2.so",
 		  0 },
 	};

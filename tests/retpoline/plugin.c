@@ -62,3 +62,17 @@ static int init(void)
 }
 
 DEFINE_LSM(RP_NAME) = { .name = STR(RP_NAME), .init = init, .id = &id };
+
+/* The same module in set "ru" (unloadable): called through guards. */
+static struct ru_hook_list hooks_u[] = {
+	ulsm_lsm_hook_init(ru, rp_int, int_cb),
+	ulsm_lsm_hook_init(ru, rp_void, void_cb),
+};
+
+static int init_u(void)
+{
+	return ulsm_security_add_hooks_to(ru, hooks_u, 2, &id);
+}
+
+DEFINE_LSM_IN(ru, ru_module) = { .name = STR(RP_NAME), .init = init_u,
+				 .id = &id };

@@ -17,6 +17,19 @@
 #include <ulsm/lsm_hooks.h>
 
 /*
+ * The same hooks in set "ru", which allows unloading: a plug-in's module
+ * is called through its slot's guard (rp_int and rp_void; rp_walk is one
+ * read-side section). Then back to "rp" for the short names.
+ */
+#undef ULSM_LSM_SET
+#define ULSM_LSM_SET		ru
+#define ULSM_LSM_UNLOADABLE
+#include <ulsm/lsm_hooks.h>
+#undef ULSM_LSM_UNLOADABLE
+#undef ULSM_LSM_SET
+#define ULSM_LSM_SET		rp
+
+/*
  * No sanitizer code in the functions whose instructions are stepped: a
  * plug-in's call into a sanitizer runtime goes through its PLT (an
  * indirect jump that is the dynamic linker's, not ulsm's).
