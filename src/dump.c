@@ -263,8 +263,9 @@ static void show_set(FILE *f, struct ulsm_hook_set *set)
 			fprintf(f, ", #%zu", pos + 1);
 		fprintf(f, ")");
 	}
-	fprintf(f, "\n  slots (module, \"(off)\" when toggled off; hooks "
-		"with no module left out):\n");
+	fprintf(f, "\n  slots (module, \"(off)\" when toggled off, "
+		"\"[guard]\" when called through its guard; hooks with no "
+		"module left out):\n");
 	for (size_t h = 0; h < set->nhooks; h++) {
 		bool any = false;
 
@@ -276,11 +277,15 @@ static void show_set(FILE *f, struct ulsm_hook_set *set)
 		for (unsigned int i = 0; i < set->slots; i++) {
 			const struct lsm_static_call *s =
 				&set->table[h * set->slots + i];
+			const struct ulsm_hook_guard *g =
+				ulsm_lsm_guard(set, h * set->slots + i);
 
 			if (!s->hl)
 				fprintf(f, " -");
 			else
-				fprintf(f, " %s%s", s->hl->lsmid->name,
+				fprintf(f, " %s%s%s", s->hl->lsmid->name,
+					g && s->key->func == g->fn ?
+					"[guard]" : "",
 					static_key_enabled(&s->active->key) ?
 					"" : "(off)");
 		}

@@ -78,6 +78,26 @@ int main(void)
 		   "(%s)", shape[i]);
 #endif
 	}
+	{
+#ifdef ULSM_LSM_HAS_ENTRIES
+		const char *want = "acl boot audit[guard] ";
+#else
+		const char *want = "acl boot audit ";
+#endif
+		char *dump = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&dump, &len);
+
+		if (f) {
+			ulsm_dump(f);
+			fclose(f);
+		}
+
+		ok(dump && strstr(dump, want),
+		   "the dump marks the guarded slots: %s", dump && strstr(dump,
+		   "req_check ") ? strstr(dump, "req_check ") : "(none)");
+		free(dump);
+	}
 	/* A guard inside a section: nested, its slow path. */
 	ulsm_read_lock();
 	is_int(check(100), -EACCES, "inside a section, audit answers (its "
