@@ -710,7 +710,7 @@ $(BUILD)/bench/bench_hooks-nodebug: $(BUILD)/bench/bench_hooks
 # Three hook sets, two of them unloadable, with the same callbacks; the
 # third's modules are in a plug-in, which finds the library and the set in
 # the program (-rdynamic, the whole static library).
-UNLOAD_DEPS	:= bench/unload_hook_defs.h bench/unload_plugin_set.h $(HEADERS) $(CONFIG_H)
+UNLOAD_DEPS	:= bench/unload_hook_defs.h bench/unload_plugin_set.h bench/unload_cbs.h $(HEADERS) $(CONFIG_H)
 $(BUILD)/bench/unload_plugin.so: bench/unload_plugin.c $(UNLOAD_DEPS)
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) -Ibench -fPIC -shared -o $@ $<

@@ -49,17 +49,7 @@
 #undef ULSM_LSM_UNLOADABLE
 #include "unload_plugin_set.h"
 
-static volatile long sink;
-
-#define CALLBACK(n)							\
-__attribute__((noinline)) static int cb##n(int request)			\
-{									\
-	sink += request;						\
-	return 0;							\
-}
-CALLBACK(1)
-CALLBACK(2)
-CALLBACK(3)
+#include "unload_cbs.h"
 
 static const struct lsm_id ids[3] = { { "m1", 1 }, { "m2", 2 }, { "m3", 3 } };
 static struct ux_hook_list ux_hooks[3] = {

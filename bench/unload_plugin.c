@@ -6,17 +6,7 @@
  */
 #include "unload_plugin_set.h"
 
-static volatile long sink;
-
-#define CALLBACK(n)							\
-__attribute__((noinline)) static int cb##n(int request)			\
-{									\
-	sink += request;						\
-	return 0;							\
-}
-CALLBACK(1)
-CALLBACK(2)
-CALLBACK(3)
+#include "unload_cbs.h"
 
 static const struct lsm_id ids[3] = { { "p1", 1 }, { "p2", 2 }, { "p3", 3 } };
 static struct uz_hook_list hooks[3] = {

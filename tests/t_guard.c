@@ -25,7 +25,7 @@
 #include <ulsm/ulsm.h>
 
 #include "tap.h"
-#include "plugins/hold.h"	/* check(), pg_hold(), grace_waits_for() */
+#include "plugins/hold.h"	/* check(), pg_hold(), who_is_waited_for() */
 
 void pg_note(const char *who)
 {
@@ -45,8 +45,6 @@ DEFINE_LSM(acl) = { .name = "acl", .init = acl_init, .id = &acl_id };
 
 int main(void)
 {
-	static const char *const shape[2] = { "req_log (void)",
-					      "req_check (int)" };
 	const char *dir = getenv("ULSM_TEST_PLUGIN_DIR");
 	char path[PATH_MAX];
 	void *audit;
@@ -63,21 +61,8 @@ int main(void)
 	is_int(check(13), -EPERM, "  acl answers");
 	is_int(check(300), -EACCES, "  boot answers");
 	is_int(check(100), -EACCES, "  audit answers");
-	for (int i = 1; i >= 0; i--) {
-		ok(grace_waits_for("audit", i), "a grace period waits for a "
-		   "thread inside plug-in audit's %s", shape[i]);
-#ifdef ULSM_LSM_HAS_ENTRIES
-		ok(!grace_waits_for("acl", i), "  not for one inside the "
-		   "program's acl (%s)", shape[i]);
-		ok(!grace_waits_for("boot", i), "  nor for one inside boot, "
-		   "linked at start-up (%s)", shape[i]);
-#else
-		ok(grace_waits_for("acl", i), "  and, without entries, for "
-		   "one inside the program's acl (%s)", shape[i]);
-		ok(grace_waits_for("boot", i), "  and for one inside boot "
-		   "(%s)", shape[i]);
-#endif
-	}
+	who_is_waited_for((const char *const[]){ "audit", NULL },
+			  (const char *const[]){ "acl", "boot", NULL });
 	{
 #ifdef ULSM_LSM_HAS_ENTRIES
 		const char *want = "acl boot audit[guard] ";

@@ -36,7 +36,7 @@
 
 #include "runtime.h"
 #include "tap.h"
-#include "plugins/hold.h"	/* check(), pg_hold(), grace_waits_for() */
+#include "plugins/hold.h"	/* check(), pg_hold(), who_is_waited_for() */
 
 static __thread char notes[256];
 
@@ -76,30 +76,6 @@ static const char *log_trace(int request)
 
 static char dir[PATH_MAX - 64];
 
-/*
- * Only what can be unloaded is waited for: a thread inside a plug-in's
- * callback holds a grace period up, one inside a module of the program
- * does not (its slots have no guard: nothing is paid for it), on a back
- * end whose hooks have entries; without entries (generic), each
- * dispatch of the set is one read-side section, and both are waited for.
- */
-static void who_is_waited_for(void)
-{
-	static const char *const shape[2] = { "req_log (void)",
-					      "req_check (int)" };
-
-	for (int i = 1; i >= 0; i--) {
-		ok(grace_waits_for("audit", i), "a grace period waits for a "
-		   "thread inside plug-in audit's %s", shape[i]);
-#ifdef ULSM_LSM_HAS_ENTRIES
-		ok(!grace_waits_for("acl", i), "  not for one inside the "
-		   "program's acl (%s)", shape[i]);
-#else
-		ok(grace_waits_for("acl", i), "  and, without entries, for "
-		   "one inside the program's acl (%s)", shape[i]);
-#endif
-	}
-}
 
 static void *load(const char *name)
 {
@@ -174,7 +150,8 @@ static void one_thread(void)
 	is_int(check(7), -EACCES, "  rate answers");
 	is_int(check(100), -EACCES, "  audit answers");
 	is_int(check(13), -EPERM, "  acl answers first");
-	who_is_waited_for();
+	who_is_waited_for((const char *const[]){ "audit", NULL },
+			  (const char *const[]){ "acl", NULL });
 
 	spam = load("spam");
 	ok(spam != NULL, "spam (not listed) loads");

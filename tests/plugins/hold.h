@@ -95,4 +95,34 @@ static bool grace_waits_for(const char *who, bool int_hook)
 	return waited;
 }
 
+/*
+ * Only what can be unloaded is waited for: for req_check (int) and
+ * req_log (void), a grace period waits for a thread inside each module of
+ * @gone (NULL-terminated: plug-ins), and, on a back end whose hooks have
+ * entries, for none inside a module of @kept (the program's, a start-up
+ * library's: their slots have no guard, nothing is paid for them).
+ * Without entries (generic), each dispatch of the set is one read-side
+ * section, and every module is waited for.
+ */
+static void who_is_waited_for(const char *const *gone,
+			      const char *const *kept)
+{
+	static const char *const shape[2] = { "req_log (void)",
+					      "req_check (int)" };
+
+	for (int i = 1; i >= 0; i--) {
+		for (const char *const *m = gone; *m; m++)
+			ok(grace_waits_for(*m, i), "a grace period waits for "
+			   "a thread inside plug-in %s's %s", *m, shape[i]);
+		for (const char *const *m = kept; *m; m++)
+#ifdef ULSM_LSM_HAS_ENTRIES
+			ok(!grace_waits_for(*m, i), "  not for one inside %s, "
+			   "which cannot be unloaded (%s)", *m, shape[i]);
+#else
+			ok(grace_waits_for(*m, i), "  and, without entries, "
+			   "for one inside %s (%s)", *m, shape[i]);
+#endif
+	}
+}
+
 #endif
