@@ -50,6 +50,7 @@ int main(void)
 	void *audit;
 
 	hold_init();
+	is_int(ulsm_lsm_allow_toggle(&pg_hook_set), 0, "toggling allowed");
 	is_int(ulsm_lsm_init(&pg_hook_set, NULL), 0, "init");
 	snprintf(path, sizeof(path), "%s/pg_audit.so", dir ? dir : ".");
 	audit = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -83,6 +84,15 @@ int main(void)
 		   "req_check ") ? strstr(dump, "req_check ") : "(none)");
 		free(dump);
 	}
+	/*
+	 * Off, its guards call the default (a thread still on its way to
+	 * one does not enter it); on again, its callbacks.
+	 */
+	is_int(ulsm_lsm_toggle(&pg_hook_set, "audit", false), 0,
+	       "audit toggled off");
+	is_int(check(100), 0, "  request 100 allowed");
+	is_int(ulsm_lsm_toggle(&pg_hook_set, "audit", true), 0, "  and on");
+	is_int(check(100), -EACCES, "  audit answers again");
 	/* A guard inside a section: nested, its slow path. */
 	ulsm_read_lock();
 	is_int(check(100), -EACCES, "inside a section, audit answers (its "

@@ -35,10 +35,11 @@ ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
 out:
 	ulsm_lsm_unlock();
 	/*
-	 * Off, in a set that allows unloading: return only when no thread is
-	 * still in the module's code (the kernel's synchronize_rcu() after
-	 * unpublishing), so that its object may go. Without the framework's
-	 * lock: a thread inside the module may call the framework.
+	 * Off, in a set that allows unloading: return only when no thread
+	 * is still in a guarded module's code (the kernel's
+	 * synchronize_rcu() after unpublishing), so that its object may go.
+	 * Without the framework's lock: a thread inside the module may call
+	 * the framework.
 	 */
 	if (!ret && !enable && set->unloadable)
 		ret = ulsm_synchronize();
