@@ -172,6 +172,28 @@ static inline __attribute__((always_inline)) void ulsm__read_unlock_inline(void)
 	__atomic_store_n(&r->ctr, c, __ATOMIC_RELEASE);
 }
 
+/*
+ * The unlock of an outermost section (ulsm__read_lock_outermost), for the
+ * same callers: leave it and return true, or change nothing and return
+ * false (the thread's sections are counted elsewhere meanwhile), and the
+ * caller returns through ulsm__read_unlock_ret(), which is
+ * ulsm_read_unlock() and then @ret, so that the caller's own return can
+ * be a tail call and the common path needs no frame.
+ */
+static inline __attribute__((always_inline)) int ulsm__read_unlock_outermost(void)
+{
+	struct ulsm__grace_reader *r = ulsm__grace_self;
+	unsigned long c;
+
+	if (__builtin_expect(!r, 0) ||
+	    __builtin_expect(__builtin_sub_overflow(r->ctr, ULSM__GRACE_NEST,
+						    &c), 0))
+		return 0;
+	__atomic_store_n(&r->ctr, c, __ATOMIC_RELEASE);
+	return 1;
+}
+long ulsm__read_unlock_ret(long ret);
+
 ULSM__EXTERN_C_END
 
 #endif /* ULSM_GRACE_H */

@@ -883,7 +883,8 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 			return SET##_lsm_guard_slow_##NAME##_##NUM(	\
 				a, b, c, d, e, f);			\
 		ULSM__GUARD_CALL(SET, NAME, NUM);			\
-		ulsm__read_unlock_inline();				\
+		if (__builtin_expect(!ulsm__read_unlock_outermost(), 0)) \
+			return ulsm__read_unlock_ret(r);		\
 		return r;						\
 	}
 # define ULSM__DEF_GUARDS(SET, RET, DEFAULT, NAME)			\

@@ -350,6 +350,12 @@ ULSM_API void ulsm_read_unlock(void)
 	ulsm__read_unlock_inline();
 }
 
+ULSM_API long ulsm__read_unlock_ret(long ret)
+{
+	ulsm__read_unlock_inline();
+	return ret;
+}
+
 bool ulsm_read_inside(void)
 {
 	return me.shared ||
