@@ -188,15 +188,14 @@ int ulsm_lsm_choose_slot(struct ulsm_hook_set *set,
 void ulsm_lsm_list_write(struct ulsm_hook_set *set, char *s);
 char *ulsm_lsm_list_build(struct ulsm_hook_set *set);
 /*
- * One transaction: every slot of module @name on or off (the toggle's),
- * and its slots' guards aimed at the hook's default while off, so that a
- * thread still on its way to one when the toggle's grace period ends
- * does not enter the module.
+ * One transaction: every slot of module @name on or off (the toggle's,
+ * and a departure's first step), and its slots' guards aimed at the
+ * hook's default while off (the plan does it for every slot it leaves
+ * off), so that a thread still on its way to one when the grace period
+ * ends does not enter the module.
  */
 int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 			   bool on);
-/* The same, off, for a departure's first step (also a module off). */
-int ulsm_lsm_release_module(struct ulsm_hook_set *set, const char *name);
 /* Keep @m's object loaded for good (RTLD_NODELETE). Lock held. */
 void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct lsm_info *m);
 /*
@@ -259,10 +258,6 @@ struct slot_plan {
 	void **fn;
 	struct security_hook_list **hl;
 	void **inner;		/* a guarded slot's callback (@fn: its guard) */
-	const char *release;	/* NULL, or a module going off: its guards
-				   to the default */
-	const char *restore;	/* NULL, or a module coming back on: its
-				   guards to its callbacks */
 };
 
 int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set);

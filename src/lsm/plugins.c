@@ -167,7 +167,7 @@ static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
 	 */
 	d->step = "turning its slots off";
 	if (owns(set, m, false))
-		while ((ret = ulsm_lsm_release_module(set, m->name)) &&
+		while ((ret = ulsm_lsm_switch_module(set, m->name, false)) &&
 		       try_again(start))
 			;
 	if (ret)

@@ -46,8 +46,6 @@ int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set)
 	p->fn = NULL;
 	p->hl = NULL;
 	p->inner = NULL;
-	p->release = NULL;
-	p->restore = NULL;
 	p->on = ulsm_calloc(2 * p->n + 1, sizeof(*p->on));
 	if (!p->on)
 		return -ENOMEM;
@@ -84,11 +82,12 @@ static bool owned_by(const struct lsm_static_call *s, const char *name)
 }
 
 /*
- * The guards' inner calls the plan aims: at a new module's callback, or
- * at a module's own as it comes back on (before its slot's key opens);
- * or, for the slots of a module going off or leaving, at their hook's
- * default, so that a thread that reaches such a guard once the
- * transaction is over never enters the module.
+ * The guards' inner calls, from the plan: a new module's callback (before
+ * its slot's key opens); for a guarded slot the plan leaves on, its
+ * module's callback (back on after a toggle); for one it leaves off, the
+ * hook's default, so that a thread that reaches the guard once the
+ * transaction is over never enters the module (a toggle, a departure).
+ * Nothing for a slot whose inner call is aimed right already.
  */
 static int queue_guards(struct slot_plan *p, struct ulsm_txn *t)
 {
@@ -97,20 +96,17 @@ static int queue_guards(struct slot_plan *p, struct ulsm_txn *t)
 	for (size_t i = 0; i < p->n && !ret; i++) {
 		const struct ulsm_hook_guard *g = ulsm_lsm_guard(p->set, i);
 		const struct lsm_static_call *s = &p->set->table[i];
-		void *to = NULL;
+		void *to;
 
 		if (!g)
 			continue;
 		if (p->inner && p->inner[i])
 			to = p->inner[i];
-		else if (p->release && owned_by(s, p->release))
-			to = g->dflt;
-		else if (p->restore && owned_by(s, p->restore) &&
-			 s->key->func == g->fn)
-			to = s->hl->hook.lsm_callback;
-		if (to)
-			ret = ulsm_call_queue(t, g->inner, g->inner_tramp, to,
-					      NULL);
+		else if (s->hl && s->key->func == g->fn)
+			to = p->on[i] ? s->hl->hook.lsm_callback : g->dflt;
+		else
+			continue;
+		ret = ulsm_call_queue(t, g->inner, g->inner_tramp, to, NULL);
 	}
 	return ret;
 }
@@ -305,15 +301,8 @@ int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 	for (size_t i = 0; !ret && i < plan.n; i++)
 		if (owned_by(&set->table[i], name))
 			plan.on[i] = on;
-	plan.release = on ? NULL : name;
-	plan.restore = on ? name : NULL;
 	if (!ret)
 		ret = plan_apply(&plan);
 	ulsm_lsm_plan_end(&plan);
 	return ret;
-}
-
-int ulsm_lsm_release_module(struct ulsm_hook_set *set, const char *name)
-{
-	return ulsm_lsm_switch_module(set, name, false);
 }
