@@ -109,11 +109,26 @@ struct ulsm_loaded {
 int ulsm_loaded_find(const void *addr, struct ulsm_loaded *out);
 
 /*
- * Whether @addr is in an object loaded at start-up: the program, or one
- * that its DT_NEEDED entries bring in (src/base/startup.c). False when
- * in doubt (no memory, too many objects, none holds it).
+ * Whether @addr is in an object the dynamic linker never unloads: the
+ * program, one that its DT_NEEDED entries bring in, one linked with
+ * `-z nodelete`, or one those need (src/base/startup.c). False when in
+ * doubt (no memory, too many objects, none holds it).
  */
-bool ulsm_loaded_at_startup(const void *addr);
+bool ulsm_loaded_for_good(const void *addr);
+
+/*
+ * Keep the object that holds @addr loaded for good (RTLD_NODELETE) and
+ * remember it (src/base/kept.c): 0 (also for the program), -ENOENT (in
+ * no object), or -ELIBACC (the dynamic linker refused; its message).
+ */
+int ulsm_loaded_keep(const void *addr);
+
+/*
+ * Whether the code at @addr stays mapped for good: an object the linker
+ * never unloads (ulsm_loaded_for_good), one kept by ulsm_loaded_keep(),
+ * or, under musl (whose dlclose() unmaps nothing), any loaded object.
+ */
+bool ulsm_loaded_kept(const void *addr);
 
 /*
  * The symbol that the jump-slot relocation of GOT slot @slot names

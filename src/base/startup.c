@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Objects loaded at start-up: the program and every object its DT_NEEDED
- * entries bring in, directly or not. glibc never unloads them (the
- * program holds a reference to each for its whole life), so code in them
- * is never unmapped: the hook framework calls their modules as the
- * program's (src/lsm/guard.c). An object preloaded (LD_PRELOAD) or
- * opened by dlopen() is not one of them, though it may be kept for good
- * (RTLD_NODELETE, a DT_NEEDED of a start-up object opened again): the
- * answer errs on the side of "may be unmapped".
+ * Objects the dynamic linker never unloads: the program and every object
+ * its DT_NEEDED entries bring in, directly or not (the program holds a
+ * reference to each for its whole life), and any object linked with
+ * `-z nodelete` (DF_1_NODELETE). Code in them is never unmapped: the hook
+ * framework calls their modules as the program's (src/lsm/guard.c,
+ * src/base/kept.c). An object preloaded (LD_PRELOAD) or opened by
+ * dlopen() with RTLD_NODELETE may be kept for good too, but nothing in
+ * it says so: the answer errs on the side of "may be unmapped".
  */
 #include <link.h>
 #include <string.h>
@@ -23,7 +23,7 @@ struct object {
 	int phnum;
 	const char *name;	/* as the dynamic linker gives it */
 	const ElfW(Dyn) *dyn;
-	bool startup;
+	bool startup;		/* or linked -z nodelete */
 };
 
 struct objects {
@@ -91,6 +91,15 @@ static bool is_needed(const struct object *x, const char *needed)
 	return *x->name && !strcmp(base_name(x->name), needed);
 }
 
+/* Whether @x was linked with -z nodelete. */
+static bool nodelete(const struct object *x)
+{
+	for (const ElfW(Dyn) *d = x->dyn; d && d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_FLAGS_1)
+			return d->d_un.d_val & DF_1_NODELETE;
+	return false;
+}
+
 /* Mark every object that a start-up object needs; true if any was new. */
 static bool mark_needed(struct objects *o)
 {
@@ -128,7 +137,7 @@ static bool holds(const struct object *x, uintptr_t addr)
 	return false;
 }
 
-bool ulsm_loaded_at_startup(const void *addr)
+bool ulsm_loaded_for_good(const void *addr)
 {
 	struct objects o = { ulsm_calloc(MAX_OBJECTS, sizeof(struct object)),
 			     0, false };
@@ -139,6 +148,8 @@ bool ulsm_loaded_at_startup(const void *addr)
 	dl_iterate_phdr(add_object, &o);
 	if (!o.overflow && o.n) {
 		o.v[0].startup = true;	/* the program comes first */
+		for (size_t i = 1; i < o.n; i++)
+			o.v[i].startup = nodelete(&o.v[i]);
 		while (mark_needed(&o))
 			;
 		for (size_t i = 0; i < o.n && !found; i++)

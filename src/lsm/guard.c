@@ -21,15 +21,16 @@ const struct ulsm_hook_guard *ulsm_lsm_guard(const struct ulsm_hook_set *set,
 }
 
 /*
- * The program is never unmapped, nor an object loaded at start-up (one
- * that the program's DT_NEEDED entries bring in). Any other object may
- * be, as far as the library can tell: one opened with RTLD_NODELETE, or
- * any under musl (whose dlclose() unmaps nothing), pays the guard all the
- * same, and so does code in no object.
+ * Code that stays mapped for good needs no guard (src/base/kept.c): the
+ * program, an object loaded at start-up or linked with -z nodelete, one
+ * the framework pinned (sealing, ulsm_lsm_pin), any object under musl.
+ * Any other may be unmapped, as far as the library can tell: one that
+ * the program opened with RTLD_NODELETE pays the guard all the same, and
+ * so does code in no object.
  */
 bool ulsm_lsm_needs_guard(const struct ulsm_hook_set *set, const void *fn)
 {
 	if (!set->unloadable || !set->guards)
 		return false;
-	return !ulsm_loaded_at_startup(fn);
+	return !ulsm_loaded_kept(fn);
 }

@@ -6,7 +6,6 @@
  * (RTLD_NODELETE): a dlclose() of it then leaves it in place, with its
  * module, as musl's dlclose() always does.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <unistd.h>
 #include <string.h>
@@ -15,23 +14,10 @@
 
 void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct lsm_info *m)
 {
-	struct ulsm_loaded f;
-	void *h;
-
-	/* The program itself, or a static one: never unloaded. */
-	if (ulsm_loaded_find(m, &f) || f.program)
-		return;
-	h = dlopen(f.name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-	if (!h) {
-		const char *err = dlerror();
-
-		ulsm_report("set %s: module %s: its object %s cannot be kept "
-			    "loaded (%s): do not unload it", set->name,
-			    m->name, f.name, err ? err : "not found");
-		return;
-	}
-	/* The reference is dropped; the object stays (NODELETE). */
-	dlclose(h);
+	/* In no object (-ENOENT): nothing would unload it. */
+	if (ulsm_loaded_keep(m) == -ELIBACC)
+		ulsm_report("set %s: module %s: %s: do not unload it",
+			    set->name, m->name, ulsm_last_error());
 }
 
 /*

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Objects kept for good: whether the code at an address may be unmapped
+ * while threads still run it, as far as the library can tell. The hook
+ * framework calls a module directly when it may not be (src/lsm/guard.c),
+ * through its slot's guard when it may.
+ *
+ * Kept: what the dynamic linker never unloads (src/base/startup.c), and
+ * each object the library itself pinned (ulsm_loaded_keep, RTLD_NODELETE:
+ * the modules of a set that does not allow unloading, of a sealed set).
+ * A pinned object never moves, so its segments are remembered, in a
+ * table that only grows: a slot is claimed, filled, then published (its
+ * end stored last, with release), and a reader takes a range whose end it
+ * reads non-zero (acquire). No lock: it is read from a fork child and
+ * under the framework's lock alike. Past MAX_KEPT objects the rest are
+ * pinned all the same but not remembered: their modules keep their guards
+ * (correct, slower).
+ *
+ * Under musl, dlclose() unmaps nothing: any object is kept (code in no
+ * object, one a program mapped itself, is not).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+
+#include "base/base.h"
+
+#define MAX_KEPT	64
+
+static struct ulsm_range kept[MAX_KEPT * ULSM_LOADED_SEGS];
+static unsigned int nkept;		/* ranges claimed */
+
+#if defined(__GLIBC__) || defined(__UCLIBC__) || defined(__BIONIC__)
+# define DLCLOSE_UNMAPS	1
+#else
+# define DLCLOSE_UNMAPS	0		/* musl */
+#endif
+
+static bool remembered(uintptr_t addr)
+{
+	unsigned int n = __atomic_load_n(&nkept, __ATOMIC_RELAXED);
+
+	if (n > ARRAY_SIZE(kept))
+		n = ARRAY_SIZE(kept);
+	for (unsigned int i = 0; i < n; i++) {
+		uintptr_t hi = __atomic_load_n(&kept[i].hi, __ATOMIC_ACQUIRE);
+
+		if (hi && addr >= kept[i].lo && addr < hi)
+			return true;
+	}
+	return false;
+}
+
+static void remember(const struct ulsm_loaded *f)
+{
+	unsigned int at = __atomic_fetch_add(&nkept, (unsigned int)f->nsegs,
+					     __ATOMIC_RELAXED);
+
+	for (int i = 0; i < f->nsegs && at + (unsigned int)i < ARRAY_SIZE(kept);
+	     i++) {
+		kept[at + i].lo = f->seg[i].lo;
+		__atomic_store_n(&kept[at + i].hi, f->seg[i].hi,
+				 __ATOMIC_RELEASE);
+	}
+}
+
+int ulsm_loaded_keep(const void *addr)
+{
+	struct ulsm_loaded f;
+	const char *err;
+	void *h;
+
+	if (ulsm_loaded_find(addr, &f))
+		return -ENOENT;
+	if (f.program || remembered((uintptr_t)addr))
+		return 0;
+	h = dlopen(f.name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+	if (!h) {
+		err = dlerror();
+		return ulsm_error(-ELIBACC, "%s cannot be kept loaded (%s)",
+				  f.name, err ? err : "not found");
+	}
+	/* The reference is dropped; the object stays (NODELETE). */
+	dlclose(h);
+	remember(&f);
+	return 0;
+}
+
+bool ulsm_loaded_kept(const void *addr)
+{
+	struct ulsm_loaded f;
+
+	if (!DLCLOSE_UNMAPS)
+		return !ulsm_loaded_find(addr, &f);
+	return remembered((uintptr_t)addr) || ulsm_loaded_for_good(addr);
+}
