@@ -219,6 +219,14 @@ static int seal(struct ulsm_hook_set *set)
 	return ret;
 }
 
+/* Keep the objects of @set's active modules loaded for good. */
+static void pin_modules(struct ulsm_hook_set *set)
+{
+	for (struct lsm_info *m = set->state->modules; m; m = m->next)
+		if (m->ulsm_state == MOD_ACTIVE)
+			ulsm_lsm_pin_object(set, m);
+}
+
 ULSM_API int ulsm_lsm_seal(struct ulsm_hook_set *set)
 {
 	int ret;
@@ -232,16 +240,31 @@ ULSM_API int ulsm_lsm_seal(struct ulsm_hook_set *set)
 	} else if (set->state->sealed) {
 		ret = ulsm_error(-EALREADY, "set %s is already sealed", set->name);
 	} else {
-		/* A set may be sealed without being initialised. */
+		/*
+		 * A set may be sealed without being initialised. Its modules
+		 * can no longer leave, so their objects stay (pinned): in a
+		 * set that allows unloading, their slots are aimed at their
+		 * callbacks, past the guards, while the tables can still be
+		 * written, and back at the guards if the seal fails.
+		 */
+		bool pin = set->unloadable && !set->state->plugins_allowed;
+
 		ret = ulsm_lsm_claim(set);
-		if (!ret)
+		if (!ret && pin)
+			ret = ulsm_lsm_aim_guards(set, true);
+		if (!ret) {
 			ret = seal(set);
-		/* Its modules can no longer leave: their objects stay. */
-		for (struct lsm_info *m = set->state->modules; !ret && m;
-		     m = m->next)
-			if (m->ulsm_state == MOD_ACTIVE && set->unloadable &&
-			    !set->state->plugins_allowed)
-				ulsm_lsm_pin_object(set, m);
+			/*
+			 * Counted as sealed all the same (its tables could
+			 * not be made writable again), or not aimed back:
+			 * called directly, so kept.
+			 */
+			if (ret && pin && (set->state->sealed ||
+					   ulsm_lsm_aim_guards(set, false)))
+				pin_modules(set);
+		}
+		if (!ret && pin)
+			pin_modules(set);
 	}
 	ulsm_lsm_unlock();
 	return ret;

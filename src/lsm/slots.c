@@ -206,7 +206,6 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 	ret = ulsm_lsm_plan_targets(&plan);
 	for (int i = 0; i < n && !ret; i++) {
 		size_t idx = plan_index(&plan, slot[i]);
-
 		const struct ulsm_hook_guard *g = ulsm_lsm_guard(set, idx);
 
 		plan.on[idx] = true;
@@ -218,6 +217,49 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 		}
 	}
 	if (!ret)
+		ret = plan_apply(&plan);
+	ulsm_lsm_plan_end(&plan);
+	return ret;
+}
+
+/*
+ * Aim every owned slot of @set that has a guard at what its module needs
+ * now: the guard while its object may be unmapped, the callback itself
+ * once it may not (an object pinned since the module arrived). @kept:
+ * count every module's object as kept (sealing, which pins them once it
+ * has succeeded). A slot aimed at its guard gets its inner call aimed at
+ * the callback, or at the default while the module is off. One
+ * transaction; all or nothing. Framework lock held.
+ */
+int ulsm_lsm_aim_guards(struct ulsm_hook_set *set, bool kept)
+{
+	struct slot_plan plan;
+	bool change = false;
+	int ret;
+
+	if (!set->unloadable || !set->guards)
+		return 0;
+	if (ulsm_lsm_plan_begin(&plan, set))
+		return -ENOMEM;
+	ret = ulsm_lsm_plan_targets(&plan);
+	for (size_t i = 0; i < plan.n && !ret; i++) {
+		const struct ulsm_hook_guard *g = ulsm_lsm_guard(set, i);
+		struct lsm_static_call *s = &set->table[i];
+		void *cb, *want;
+
+		if (!g || !s->hl)
+			continue;
+		cb = s->hl->hook.lsm_callback;
+		want = !kept && ulsm_lsm_needs_guard(set, cb) ? g->fn : cb;
+		if (s->key->func == want)
+			continue;
+		plan.fn[i] = want;
+		plan.hl[i] = s->hl;
+		if (want == g->fn)
+			plan.inner[i] = plan.on[i] ? cb : g->dflt;
+		change = true;
+	}
+	if (!ret && change)
 		ret = plan_apply(&plan);
 	ulsm_lsm_plan_end(&plan);
 	return ret;
