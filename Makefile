@@ -354,6 +354,7 @@ pg_flags_rate	:= -DPG_DENY=7
 pg_flags_audit	:= -DPG_DENY=100
 pg_flags_slow	:= -DPG_DENY=200 -DPG_SLOW
 pg_flags_spam	:= -DPG_DENY=5
+pg_flags_keep	:= -DPG_DENY=400 -Wl,-z,nodelete
 $(BUILD)/tests/pg_%.so: tests/plugins/module.c $(PG_DEPS) $(BUILD)/libulsm.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests -DPG_NAME=$* $(pg_flags_$*) $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
@@ -364,12 +365,13 @@ $(BUILD)/tests/t_lsm_plugins.t: tests/t_lsm_plugins.c tests/tap.h tests/runtime.
 		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
 
 # Who pays for unloading (t_guard): the same set, with a module in a
-# shared object that the program links (DT_NEEDED) and a plug-in.
+# shared object that the program links (DT_NEEDED), a plug-in, and a
+# plug-in linked with -z nodelete (never unloaded).
 $(BUILD)/tests/libpg_boot.so: tests/plugins/module.c $(PG_DEPS) $(BUILD)/libulsm.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests -DPG_NAME=boot -DPG_DENY=300 $(CFLAGS_ALL) -fPIC -shared -Wl,-soname,libpg_boot.so -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
 
-$(BUILD)/tests/t_guard.t: tests/t_guard.c tests/plugins/hold.h tests/tap.h $(PG_DEPS) $(BUILD)/libulsm.so $(BUILD)/tests/libpg_boot.so $(BUILD)/tests/pg_audit.so
+$(BUILD)/tests/t_guard.t: tests/t_guard.c tests/plugins/hold.h tests/tap.h $(PG_DEPS) $(BUILD)/libulsm.so $(BUILD)/tests/libpg_boot.so $(BUILD)/tests/pg_audit.so $(BUILD)/tests/pg_keep.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-L$(BUILD)/tests -Wl,--push-state,--no-as-needed -lpg_boot -Wl,--pop-state \

@@ -16,6 +16,9 @@
  *             every call from the n-th on fails (but the seal): every
  *             run ends with the module gone, or staying with its object
  *             mapped, never a hang
+ *   sealing   each call of ulsm_lsm_seal() fails once, in turn: sealed,
+ *             the plug-in's slots past their guards and its object
+ *             pinned; or every slot as before and nothing pinned
  *   last      the seal is denied too (a kernel without mseal): the one
  *             wait left; dlclose waits, and says why
  *
@@ -388,6 +391,71 @@ static void case_walk(void)
 	_exit(failures ? 1 : failed ? 0 : 3);
 }
 
+/* The set's slots as the dump shows them (guards marked) into @buf. */
+static void slots_text(char *buf, size_t len)
+{
+	char *dump = NULL, *at;
+	size_t n = 0;
+	FILE *f = open_memstream(&dump, &n);
+
+	buf[0] = 0;
+	if (f) {
+		ulsm_dump(f);
+		fclose(f);
+	}
+	at = dump ? strstr(dump, "hook set pg:") : NULL;
+	if (at)
+		snprintf(buf, len, "%s", at);
+	if ((at = strstr(buf, "tracepoints:")))
+		*at = 0;
+	free(dump);
+}
+
+/*
+ * Sealing, its n-th call failed: 0, and no slot is guarded any more and
+ * rate stays at dlclose (its object pinned); or an error, and every slot
+ * as before (rate on its guard, where there are guards) and nothing
+ * pinned: rate leaves at dlclose as from a set never sealed.
+ */
+static void case_seal_walk(void)
+{
+	char before[4096], after[4096];
+	const char *rows;
+	unsigned long failed;
+	int ret;
+
+	arrive();
+	slots_text(before, sizeof(before));
+	fail_nth(walk_n);
+	ret = ulsm_lsm_seal(&pg_hook_set);
+	failed = __atomic_load_n(&ulsm_fault.failed, __ATOMIC_SEQ_CST);
+	fail_nth(0);
+	slots_text(after, sizeof(after));
+	check(after[0], "the dump shows the set");
+	if (!ret) {
+		/* The rows, not the legend above them, which names the mark. */
+		rows = strstr(after, "req_check");
+		check(rows && !strstr(rows, "[guard]"), "sealed: no slot is "
+		      "guarded: %s", after);
+		leave();
+		check(ulsm_lsm_module_active(&pg_hook_set, "rate") == 1 &&
+		      mapped(), "sealed: rate stays, its object pinned (%s)",
+		      ulsm_lsm_list(&pg_hook_set));
+		check(call_int_hook(req_check, 7) == -EACCES, "  and answers");
+	} else {
+		check(ret < 0 && !strcmp(before, after), "the seal failed "
+		      "(%d): every slot as before:\n%s\nnow:\n%s", ret, before,
+		      after);
+		leave();
+		gone("the seal failed");
+	}
+	if (failures)
+		printf("# seal call %lu (%s) failed: %d\n", walk_n,
+		       ulsm_sys_name(ulsm_fault.log[walk_n - 1]), ret);
+	fflush(stdout);
+	_exit(failures ? 1 : failed ? 0 : 3);
+}
+
 /* --- in the parent ------------------------------------------------------- */
 
 /*
@@ -472,6 +540,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[1], "walk") && argc > 2) {
 			walk_n = strtoul(argv[2], NULL, 0);
 			case_walk();
+		} else if (!strcmp(argv[1], "sealing") && argc > 2) {
+			walk_n = strtoul(argv[2], NULL, 0);
+			case_seal_walk();
 		} else if (!strcmp(argv[1], "walk-on") && argc > 2) {
 			walk_n = strtoul(argv[2], NULL, 0);
 			case_walk_on();
@@ -533,6 +604,19 @@ int main(int argc, char **argv)
 	ok(st == 3, "each call of a departure failed in turn (%lu runs): "
 	   "every one ended with the module gone and unmapped (last: %d)",
 	   gone_runs, st);
+
+	unsigned long sealed_runs = 0;
+
+	for (n = 1; n < 2000; n += step) {
+		walk_n = n;
+		st = in_child(case_seal_walk, 20, NULL);
+		if (st)
+			break;
+		sealed_runs++;
+	}
+	ok(st == 3, "each call of a seal failed in turn (%lu runs): sealed "
+	   "with no guard left and the plug-in pinned, or every slot as "
+	   "before and nothing pinned (last: %d)", sealed_runs, st);
 
 	unsigned long stayed = 0;
 

@@ -7,9 +7,12 @@
  * are called directly, and a grace period does not wait for a thread
  * inside them; a plug-in's module (pg_audit.so, opened with dlopen) is
  * called through its slots' guards, and a grace period waits for a
- * thread inside it. Each for an int hook and a void hook, both
- * dispatched by their entries; on a back end without entries each
- * dispatch is one read-side section, and all three are waited for.
+ * thread inside it. A plug-in that can never be unloaded is called
+ * directly too: one linked with -z nodelete (pg_keep.so), and every one
+ * once the set is sealed (sealing pins their objects), and any under
+ * musl (whose dlclose() unmaps nothing). Each for an int hook and a void
+ * hook, both dispatched by their entries; on a back end without entries
+ * each dispatch is one read-side section, and all are waited for.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,7 +22,7 @@
 #include <string.h>
 
 #define ULSM_LSM_DEFINE
-#define ULSM_LSM_BUILTIN_ORDER "acl,boot,audit"
+#define ULSM_LSM_BUILTIN_ORDER "acl,boot,audit,keep"
 #include "plugins/set.h"
 
 #include <ulsm/ulsm.h>
@@ -43,47 +46,63 @@ static struct pg_hook_list acl_hooks[] = {
 static int acl_init(void) { return security_add_hooks(acl_hooks, 2, &acl_id); }
 DEFINE_LSM(acl) = { .name = "acl", .init = acl_init, .id = &acl_id };
 
+static void dump_shows(const char *want, const char *what)
+{
+	char *dump = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&dump, &len);
+
+	if (f) {
+		ulsm_dump(f);
+		fclose(f);
+	}
+	ok(dump && strstr(dump, want), "%s: %s", what, dump &&
+	   strstr(dump, "req_check ") ? strstr(dump, "req_check ") : "(none)");
+	free(dump);
+}
+
+static void *open_plugin(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	void *h;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	ok(h != NULL, "%s loaded%s%s", name, h ? "" : ": ", h ? "" : dlerror());
+	return h;
+}
+
 int main(void)
 {
 	const char *dir = getenv("ULSM_TEST_PLUGIN_DIR");
-	char path[PATH_MAX];
-	void *audit;
+	void *audit, *keep;
 
 	hold_init();
 	is_int(ulsm_lsm_allow_toggle(&pg_hook_set), 0, "toggling allowed");
 	is_int(ulsm_lsm_init(&pg_hook_set, NULL), 0, "init");
-	snprintf(path, sizeof(path), "%s/pg_audit.so", dir ? dir : ".");
-	audit = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	ok(audit != NULL, "pg_audit.so loaded%s%s", audit ? "" : ": ",
-	   audit ? "" : dlerror());
-	ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,boot,audit"),
-	   "  acl (the program's), boot (libpg_boot.so's), audit: %s",
-	   ulsm_lsm_list(&pg_hook_set));
+	audit = open_plugin(dir, "pg_audit.so");
+	keep = open_plugin(dir, "pg_keep.so");
+	ok(!strcmp(ulsm_lsm_list(&pg_hook_set), "acl,boot,audit,keep"),
+	   "  acl (the program's), boot (libpg_boot.so's), audit, keep "
+	   "(-z nodelete): %s", ulsm_lsm_list(&pg_hook_set));
 	is_int(check(13), -EPERM, "  acl answers");
 	is_int(check(300), -EACCES, "  boot answers");
 	is_int(check(100), -EACCES, "  audit answers");
-	who_is_waited_for((const char *const[]){ "audit", NULL },
-			  (const char *const[]){ "acl", "boot", NULL });
-	{
+	is_int(check(400), -EACCES, "  keep answers");
+	if (PLUGINS_GUARDED)
+		who_is_waited_for((const char *const[]){ "audit", NULL },
+				  (const char *const[]){ "acl", "boot", "keep",
+							 NULL });
+	else
+		who_is_waited_for((const char *const[]){ NULL },
+				  (const char *const[]){ "acl", "boot", "audit",
+							 "keep", NULL });
 #ifdef ULSM_LSM_HAS_ENTRIES
-		const char *want = "acl boot audit[guard] ";
+	dump_shows(PLUGINS_GUARDED ? "acl boot audit[guard] keep" :
+		   "acl boot audit keep", "the dump marks the guarded slots");
 #else
-		const char *want = "acl boot audit ";
+	dump_shows("acl boot audit keep", "no guards without entries");
 #endif
-		char *dump = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&dump, &len);
-
-		if (f) {
-			ulsm_dump(f);
-			fclose(f);
-		}
-
-		ok(dump && strstr(dump, want),
-		   "the dump marks the guarded slots: %s", dump && strstr(dump,
-		   "req_check ") ? strstr(dump, "req_check ") : "(none)");
-		free(dump);
-	}
 	/*
 	 * Off, its guards call the default (a thread still on its way to
 	 * one does not enter it); on again, its callbacks.
@@ -100,14 +119,23 @@ int main(void)
 	ulsm_read_unlock();
 	is_int(ulsm_synchronize(), 0, "  and the sections were balanced (a "
 	       "grace period does not wait for this thread)");
+	/*
+	 * Sealed, its modules can no longer leave: their objects are pinned
+	 * and every slot calls its module directly.
+	 */
+	is_int(ulsm_lsm_seal(&pg_hook_set), 0, "sealed");
+	who_is_waited_for((const char *const[]){ NULL },
+			  (const char *const[]){ "acl", "boot", "audit", "keep",
+						 NULL });
+	dump_shows("acl boot audit keep", "  no slot is guarded any more");
+	is_int(check(100), -EACCES, "  audit answers");
 	if (audit)
 		dlclose(audit);
-	if (ulsm_lsm_module_active(&pg_hook_set, "audit") == 1)
-		is_int(check(100), -EACCES, "audit closed, and it stays "
-		       "(dlclose() unloads nothing here)");
-	else
-		ok(check(100) == 0 && !strcmp(ulsm_lsm_list(&pg_hook_set),
-					      "acl,boot"),
-		   "audit closed: it left (%s)", ulsm_lsm_list(&pg_hook_set));
+	if (keep)
+		dlclose(keep);
+	is_int(ulsm_lsm_module_active(&pg_hook_set, "audit"), 1,
+	       "audit closed, and it stays (its object is pinned)");
+	is_int(check(100), -EACCES, "  and answers");
+	is_int(check(400), -EACCES, "  so does keep");
 	return done_testing();
 }

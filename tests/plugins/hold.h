@@ -104,6 +104,16 @@ static bool grace_waits_for(const char *who, bool int_hook)
  * Without entries (generic), each dispatch of the set is one read-side
  * section, and every module is waited for.
  */
+/*
+ * Whether a plug-in (an object opened with dlopen) is called through its
+ * slots' guards: not under musl, whose dlclose() unmaps nothing.
+ */
+#ifdef __GLIBC__
+# define PLUGINS_GUARDED	1
+#else
+# define PLUGINS_GUARDED	0
+#endif
+
 static void who_is_waited_for(const char *const *gone,
 			      const char *const *kept)
 {
