@@ -384,7 +384,11 @@ $(BUILD)/tests/pgw_rate.so: tests/plugins/module.c $(PG_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests -DPG_NAME=rate $(pg_flags_rate) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
 
-$(BUILD)/tests/t_depart.t: tests/t_depart.c tests/tap.h tests/runtime.h $(PG_DEPS) $(BUILD)/tests/pgw_rate.so $(TEST_DEPS)
+$(BUILD)/tests/pgw_lag.so: tests/plugins/module.c $(PG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests -DPG_NAME=lag -DPG_DENY=7 -DPG_LAG $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/t_depart.t: tests/t_depart.c tests/tap.h tests/runtime.h $(PG_DEPS) $(BUILD)/tests/pgw_rate.so $(BUILD)/tests/pgw_lag.so $(TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests $(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
 

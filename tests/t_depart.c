@@ -19,6 +19,7 @@
  *   sealing   each call of ulsm_lsm_seal() fails once, in turn: sealed,
  *             the plug-in's slots past their guards and its object
  *             pinned; or every slot as before and nothing pinned
+ *   loading   sealed while a plug-in loads in another thread: both return
  *   last      the seal is denied too (a kernel without mseal): the one
  *             wait left; dlclose waits, and says why
  *
@@ -29,6 +30,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ULSM_LSM_DEFINE
@@ -456,6 +459,56 @@ static void case_seal_walk(void)
 	_exit(failures ? 1 : failed ? 0 : 3);
 }
 
+/*
+ * Sealing while a plug-in loads: the loader's constructors run with the
+ * dynamic linker's lock held, and its module's registration then takes
+ * the framework's. A seal that called the dynamic linker with the
+ * framework's lock held waited for the loader, which waited for it.
+ */
+static sem_t loading;
+
+void pg_loading(void);
+void pg_loading(void)
+{
+	sem_post(&loading);
+	/* The seal takes the framework's lock meanwhile. */
+	nanosleep(&(struct timespec){ 0, 300 * 1000 * 1000 }, NULL);
+}
+
+static void *load_lag(void *arg)
+{
+	const char *rate = arg;
+	char lag[PATH_MAX + 16];
+
+	snprintf(lag, sizeof(lag), "%.*s/pgw_lag.so",
+		 (int)(strrchr(rate, '/') - rate), rate);
+	return dlopen(lag, RTLD_NOW | RTLD_LOCAL);
+}
+
+static void case_seal_loading(void)
+{
+	pthread_t loader;
+	void *lag = NULL;	/* denies 7, as rate does: the dispatcher's */
+	int ret;
+
+	arrive();
+	check(!sem_init(&loading, 0, 0), "a semaphore");
+	check(!pthread_create(&loader, NULL, load_lag, path), "a loader");
+	sem_wait(&loading);
+	ret = ulsm_lsm_seal(&pg_hook_set);
+	check(ret == 0, "sealed while a plug-in loads: %d", ret);
+	check(!pthread_join(loader, &lag) && lag, "  and it loaded: %s",
+	      lag ? "" : dlerror());
+	check(ulsm_lsm_module_active(&pg_hook_set, "lag") == 1,
+	      "  its module arrived before the seal (%s)",
+	      ulsm_lsm_list(&pg_hook_set));
+	leave();
+	check(ulsm_lsm_module_active(&pg_hook_set, "rate") == 1 && mapped(),
+	      "rate stays, its object pinned (%s)", ulsm_lsm_list(&pg_hook_set));
+	fflush(stdout);
+	_exit(failures ? 1 : 0);
+}
+
 /* --- in the parent ------------------------------------------------------- */
 
 /*
@@ -540,6 +593,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[1], "walk") && argc > 2) {
 			walk_n = strtoul(argv[2], NULL, 0);
 			case_walk();
+		} else if (!strcmp(argv[1], "loading")) {
+			case_seal_loading();
 		} else if (!strcmp(argv[1], "sealing") && argc > 2) {
 			walk_n = strtoul(argv[2], NULL, 0);
 			case_seal_walk();
@@ -617,6 +672,10 @@ int main(int argc, char **argv)
 	ok(st == 3, "each call of a seal failed in turn (%lu runs): sealed "
 	   "with no guard left and the plug-in pinned, or every slot as "
 	   "before and nothing pinned (last: %d)", sealed_runs, st);
+
+	is_int(in_child(case_seal_loading, 10, NULL), 0, "sealed while a "
+	       "plug-in loads in another thread: no deadlock between the "
+	       "dynamic linker's lock and the framework's");
 
 	unsigned long stayed = 0;
 

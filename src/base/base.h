@@ -124,9 +124,43 @@ bool ulsm_loaded_for_good(const void *addr);
 int ulsm_loaded_keep(const void *addr);
 
 /*
+ * A reference to a loaded object (dlopen RTLD_NOLOAD): while it is held,
+ * no dlclose() unloads the object. Taken and dropped without the hook
+ * framework's lock: a constructor or destructor that registers or
+ * unregisters a module takes the dynamic linker's lock first, then the
+ * framework's, so taking them the other way round deadlocks.
+ */
+struct ulsm_hold {
+	void *handle;			/* NULL: nothing held */
+	unsigned int at;		/* its ranges in the kept table, or ~0u */
+	struct ulsm_loaded obj;
+};
+
+/*
+ * Hold the object that holds @addr: 0, with @h->handle NULL when there is
+ * nothing to hold (the program, an object kept already, code in no
+ * object); or -ELIBACC (the dynamic linker refused; its message).
+ */
+int ulsm_loaded_hold(const void *addr, struct ulsm_hold *h);
+
+/*
+ * Count @h's object as kept (ulsm_loaded_kept) while it is held, or no
+ * longer. Lock-free; false when the table is full (its modules keep
+ * their guards).
+ */
+bool ulsm_loaded_publish(struct ulsm_hold *h);
+void ulsm_loaded_unpublish(struct ulsm_hold *h);
+
+/* Whether @addr is in @h's object (held or not). */
+bool ulsm_loaded_holds(const struct ulsm_hold *h, const void *addr);
+
+/* Drop the reference (dlclose); not under the framework's lock. */
+void ulsm_loaded_release(struct ulsm_hold *h);
+
+/*
  * Whether the code at @addr stays mapped for good: an object the linker
  * never unloads (ulsm_loaded_for_good), one kept by ulsm_loaded_keep(),
- * or, under musl (whose dlclose() unmaps nothing), any loaded object.
+ * one held and published, or, under musl (whose dlclose() unmaps nothing), any loaded object.
  */
 bool ulsm_loaded_kept(const void *addr);
 

@@ -7,7 +7,10 @@
  *
  * Kept: what the dynamic linker never unloads (src/base/startup.c), and
  * each object the library itself pinned (ulsm_loaded_keep, RTLD_NODELETE:
- * the modules of a set that does not allow unloading, of a sealed set).
+ * the modules of a set that does not allow unloading), and each one it
+ * holds a reference to, for good (ulsm_loaded_hold, then publish: the
+ * modules of a sealed set; a reference taken without the framework's
+ * lock, and dropped again if the seal fails).
  * A pinned object never moves, so its segments are remembered, in a
  * table that only grows: a slot is claimed, filled, then published (its
  * end stored last, with release), and a reader takes a range whose end it
@@ -51,17 +54,20 @@ static bool remembered(uintptr_t addr)
 	return false;
 }
 
-static void remember(const struct ulsm_loaded *f)
+/* Where @f's ranges went in the table, or ~0u when it is full. */
+static unsigned int remember(const struct ulsm_loaded *f)
 {
 	unsigned int at = __atomic_fetch_add(&nkept, (unsigned int)f->nsegs,
 					     __ATOMIC_RELAXED);
 
-	for (int i = 0; i < f->nsegs && at + (unsigned int)i < ARRAY_SIZE(kept);
-	     i++) {
+	if (at + (unsigned int)f->nsegs > ARRAY_SIZE(kept))
+		return ~0u;
+	for (int i = 0; i < f->nsegs; i++) {
 		kept[at + i].lo = f->seg[i].lo;
 		__atomic_store_n(&kept[at + i].hi, f->seg[i].hi,
 				 __ATOMIC_RELEASE);
 	}
+	return at;
 }
 
 int ulsm_loaded_keep(const void *addr)
@@ -84,6 +90,62 @@ int ulsm_loaded_keep(const void *addr)
 	dlclose(h);
 	remember(&f);
 	return 0;
+}
+
+int ulsm_loaded_hold(const void *addr, struct ulsm_hold *h)
+{
+	const char *err;
+
+	h->handle = NULL;
+	h->at = ~0u;
+	if (ulsm_loaded_find(addr, &h->obj) || h->obj.program ||
+	    ulsm_loaded_kept(addr))
+		return 0;
+	h->handle = dlopen(h->obj.name, RTLD_NOW | RTLD_NOLOAD);
+	if (!h->handle) {
+		err = dlerror();
+		return ulsm_error(-ELIBACC, "%s cannot be held loaded (%s)",
+				  h->obj.name, err ? err : "not found");
+	}
+	return 0;
+}
+
+bool ulsm_loaded_publish(struct ulsm_hold *h)
+{
+	if (h->handle && h->at == ~0u)
+		h->at = remember(&h->obj);
+	return h->at != ~0u;
+}
+
+/*
+ * Its ranges read as empty from now on (their slots stay used): a reader
+ * that took one a moment before holds the framework's lock, as the one
+ * who publishes and unpublishes does, or sees the object still held.
+ */
+void ulsm_loaded_unpublish(struct ulsm_hold *h)
+{
+	if (h->at == ~0u)
+		return;
+	for (int i = 0; i < h->obj.nsegs; i++)
+		__atomic_store_n(&kept[h->at + i].hi, 0, __ATOMIC_RELEASE);
+	h->at = ~0u;
+}
+
+bool ulsm_loaded_holds(const struct ulsm_hold *h, const void *addr)
+{
+	for (int i = 0; h->handle && i < h->obj.nsegs; i++)
+		if ((uintptr_t)addr >= h->obj.seg[i].lo &&
+		    (uintptr_t)addr < h->obj.seg[i].hi)
+			return true;
+	return false;
+}
+
+void ulsm_loaded_release(struct ulsm_hold *h)
+{
+	ulsm_loaded_unpublish(h);
+	if (h->handle)
+		dlclose(h->handle);
+	h->handle = NULL;
 }
 
 bool ulsm_loaded_kept(const void *addr)

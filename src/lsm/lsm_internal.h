@@ -264,7 +264,8 @@ int ulsm_lsm_plan_begin(struct slot_plan *p, struct ulsm_hook_set *set);
 int ulsm_lsm_plan_targets(struct slot_plan *p);
 int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_txn *t);
 void ulsm_lsm_plan_end(struct slot_plan *p);
-int ulsm_lsm_aim_guards(struct ulsm_hook_set *set, bool kept);
+int ulsm_lsm_aim_guards(struct ulsm_hook_set *set, const struct ulsm_hold *h,
+			size_t n);
 
 /* --- guards (guard.c) ------------------------------------------------- */
 

@@ -219,54 +219,130 @@ static int seal(struct ulsm_hook_set *set)
 	return ret;
 }
 
-/* Keep the objects of @set's active modules loaded for good. */
-static void pin_modules(struct ulsm_hook_set *set)
+/*
+ * The objects of the modules a seal keeps: a set that allows unloading
+ * but no more plug-ins. Each is held before the framework's lock is
+ * taken (ulsm_loaded_hold: the dynamic linker's lock comes first), for
+ * good once sealed, dropped again if the seal fails.
+ */
+struct holds {
+	size_t n;
+	struct ulsm_hold *h;
+};
+
+static bool keeps_modules(const struct ulsm_hook_set *set)
 {
-	for (struct lsm_info *m = set->state->modules; m; m = m->next)
-		if (m->ulsm_state == MOD_ACTIVE)
-			ulsm_lsm_pin_object(set, m);
+	return set->unloadable && !set->state->plugins_allowed;
+}
+
+/*
+ * Hold the objects of @set's active modules: 0 (none to hold, too), or
+ * -ENOMEM with nothing held. Takes the framework's lock for the list,
+ * and drops it before the dynamic linker is called; a module that
+ * arrives in between, or whose object the linker will not hold (said on
+ * standard error), is not held, and keeps its guards.
+ */
+static int hold_modules(struct ulsm_hook_set *set, struct holds *hs)
+{
+	const void **at = NULL;
+	size_t n = 0;
+	int ret = 0;
+
+	hs->n = 0;
+	hs->h = NULL;
+	ulsm_lsm_lock();
+	if (!ulsm_lsm_state_of(set)) {
+		ret = -ENOMEM;
+	} else if (!set->state->sealed && keeps_modules(set)) {
+		for (struct lsm_info *m = set->state->modules; m; m = m->next)
+			n += m->ulsm_state == MOD_ACTIVE;
+		at = n ? ulsm_calloc(n, sizeof(*at)) : NULL;
+		if (n && !at)
+			ret = -ENOMEM;
+		n = 0;
+		for (struct lsm_info *m = set->state->modules; at && m;
+		     m = m->next)
+			if (m->ulsm_state == MOD_ACTIVE)
+				at[n++] = m;
+	}
+	ulsm_lsm_unlock();
+	if (ret || !n)
+		return ret;
+	hs->h = ulsm_calloc(n, sizeof(*hs->h));
+	/* A module's lsm_info is in its object: no need to read it. */
+	for (size_t i = 0; hs->h && i < n; i++)
+		if (ulsm_loaded_hold(at[i], &hs->h[i]))
+			ulsm_report("set %s: sealing: %s; its module keeps its "
+				    "guards", set->name, ulsm_last_error());
+	hs->n = hs->h ? n : 0;
+	ulsm_free(at);
+	return hs->h ? 0 : -ENOMEM;
+}
+
+/*
+ * Sealing, framework lock held: while the tables can still be written,
+ * the held modules' slots are aimed at their callbacks, past the guards;
+ * aimed back if the seal fails. Whether the holds are kept: *@keep.
+ */
+static int seal_holding(struct ulsm_hook_set *set, struct holds *hs,
+			bool *keep)
+{
+	bool pin = keeps_modules(set) && hs->n;
+	int ret;
+
+	*keep = false;
+	ret = ulsm_lsm_claim(set);
+	if (ret)
+		return ret;
+	for (size_t i = 0; pin && i < hs->n; i++)
+		ulsm_loaded_publish(&hs->h[i]);
+	if (pin)
+		ret = ulsm_lsm_aim_guards(set, hs->h, hs->n);
+	if (!ret)
+		ret = seal(set);
+	if (!ret || set->state->sealed) {
+		*keep = pin;
+		return ret;
+	}
+	for (size_t i = 0; pin && i < hs->n; i++)
+		ulsm_loaded_unpublish(&hs->h[i]);
+	/* Not aimed back: called directly, so held for good. */
+	if (pin && ulsm_lsm_aim_guards(set, hs->h, hs->n)) {
+		for (size_t i = 0; i < hs->n; i++)
+			ulsm_loaded_publish(&hs->h[i]);
+		*keep = true;
+	}
+	return ret;
 }
 
 ULSM_API int ulsm_lsm_seal(struct ulsm_hook_set *set)
 {
+	struct holds hs;
+	bool keep = false;
 	int ret;
 
 	if (!set)
 		return ulsm_error(-EINVAL, "ulsm_lsm_seal: NULL set");
 	ulsm_config_init();
+	ret = hold_modules(set, &hs);
+	if (ret)
+		return ret;
 	ulsm_lsm_lock();
-	if (!ulsm_lsm_state_of(set)) {
+	if (!ulsm_lsm_state_of(set))
 		ret = -ENOMEM;
-	} else if (set->state->sealed) {
+	else if (set->state->sealed)
 		ret = ulsm_error(-EALREADY, "set %s is already sealed", set->name);
-	} else {
+	else
 		/*
 		 * A set may be sealed without being initialised. Its modules
-		 * can no longer leave, so their objects stay (pinned): in a
-		 * set that allows unloading, their slots are aimed at their
-		 * callbacks, past the guards, while the tables can still be
-		 * written, and back at the guards if the seal fails.
+		 * can no longer leave, so their objects stay.
 		 */
-		bool pin = set->unloadable && !set->state->plugins_allowed;
-
-		ret = ulsm_lsm_claim(set);
-		if (!ret && pin)
-			ret = ulsm_lsm_aim_guards(set, true);
-		if (!ret) {
-			ret = seal(set);
-			/*
-			 * Counted as sealed all the same (its tables could
-			 * not be made writable again), or not aimed back:
-			 * called directly, so kept.
-			 */
-			if (ret && pin && (set->state->sealed ||
-					   ulsm_lsm_aim_guards(set, false)))
-				pin_modules(set);
-		}
-		if (!ret && pin)
-			pin_modules(set);
-	}
+		ret = seal_holding(set, &hs, &keep);
 	ulsm_lsm_unlock();
+	/* Kept: the references are never dropped. */
+	for (size_t i = 0; !keep && i < hs.n; i++)
+		ulsm_loaded_release(&hs.h[i]);
+	ulsm_free(hs.h);
 	return ret;
 }
 

@@ -222,16 +222,27 @@ static int fill_slots(struct ulsm_hook_set *set, struct lsm_static_call **slot,
 	return ret;
 }
 
+/* Whether @fn is in one of the @n objects @h. */
+static bool held(const struct ulsm_hold *h, size_t n, const void *fn)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ulsm_loaded_holds(&h[i], fn))
+			return true;
+	return false;
+}
+
 /*
- * Aim every owned slot of @set that has a guard at what its module needs
+ * Aim each owned slot of @set that has a guard and whose callback is in
+ * one of the @n objects @h (held by sealing) at what its module needs
  * now: the guard while its object may be unmapped, the callback itself
- * once it may not (an object pinned since the module arrived). @kept:
- * count every module's object as kept (sealing, which pins them once it
- * has succeeded). A slot aimed at its guard gets its inner call aimed at
- * the callback, or at the default while the module is off. One
- * transaction; all or nothing. Framework lock held.
+ * once it may not (published). Only those: a slot whose object could not
+ * be told kept for want of memory keeps its guard rather than gaining
+ * one. A slot aimed at its guard gets its inner call aimed at the
+ * callback, or at the default while the module is off. One transaction;
+ * all or nothing. Framework lock held.
  */
-int ulsm_lsm_aim_guards(struct ulsm_hook_set *set, bool kept)
+int ulsm_lsm_aim_guards(struct ulsm_hook_set *set, const struct ulsm_hold *h,
+			size_t n)
 {
 	struct slot_plan plan;
 	bool change = false;
@@ -247,10 +258,10 @@ int ulsm_lsm_aim_guards(struct ulsm_hook_set *set, bool kept)
 		struct lsm_static_call *s = &set->table[i];
 		void *cb, *want;
 
-		if (!g || !s->hl)
+		if (!g || !s->hl || !held(h, n, s->hl->hook.lsm_callback))
 			continue;
 		cb = s->hl->hook.lsm_callback;
-		want = !kept && ulsm_lsm_needs_guard(set, cb) ? g->fn : cb;
+		want = ulsm_lsm_needs_guard(set, cb) ? g->fn : cb;
 		if (s->key->func == want)
 			continue;
 		plan.fn[i] = want;
