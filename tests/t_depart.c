@@ -491,6 +491,8 @@ static void case_seal_loading(void)
 	void *lag = NULL;	/* denies 7, as rate does: the dispatcher's */
 	int ret;
 
+	check(!ulsm_lsm_allow_toggle(&pg_hook_set), "toggling allowed: %s",
+	      ulsm_last_error());
 	arrive();
 	check(!sem_init(&loading, 0, 0), "a semaphore");
 	check(!pthread_create(&loader, NULL, load_lag, path), "a loader");
@@ -502,6 +504,18 @@ static void case_seal_loading(void)
 	check(ulsm_lsm_module_active(&pg_hook_set, "lag") == 1,
 	      "  its module arrived before the seal (%s)",
 	      ulsm_lsm_list(&pg_hook_set));
+	/*
+	 * Not held (it came after the seal looked), so still behind its
+	 * guards, whose inner calls are read-only now: a toggle flips its
+	 * slot keys only. It wrote them, once, and crashed.
+	 */
+	check(!ulsm_lsm_toggle(&pg_hook_set, "rate", false) &&
+	      !ulsm_lsm_toggle(&pg_hook_set, "lag", false),
+	      "  rate and lag toggled off in the sealed set");
+	check(call_int_hook(req_check, 7) == 0, "  7 allowed");
+	check(!ulsm_lsm_toggle(&pg_hook_set, "rate", true) &&
+	      !ulsm_lsm_toggle(&pg_hook_set, "lag", true), "  and on again");
+	check(call_int_hook(req_check, 7) == -EACCES, "  7 denied");
 	leave();
 	check(ulsm_lsm_module_active(&pg_hook_set, "rate") == 1 && mapped(),
 	      "rate stays, its object pinned (%s)", ulsm_lsm_list(&pg_hook_set));

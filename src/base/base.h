@@ -138,8 +138,9 @@ struct ulsm_hold {
 
 /*
  * Hold the object that holds @addr: 0, with @h->handle NULL when there is
- * nothing to hold (the program, an object kept already, code in no
- * object); or -ELIBACC (the dynamic linker refused; its message).
+ * nothing to hold (an object kept already, whose segments @h still
+ * knows; the program or code in no object, which it does not); or
+ * -ELIBACC (the dynamic linker refused; its message).
  */
 int ulsm_loaded_hold(const void *addr, struct ulsm_hold *h);
 
@@ -151,7 +152,7 @@ int ulsm_loaded_hold(const void *addr, struct ulsm_hold *h);
 bool ulsm_loaded_publish(struct ulsm_hold *h);
 void ulsm_loaded_unpublish(struct ulsm_hold *h);
 
-/* Whether @addr is in @h's object (held or not). */
+/* Whether @addr is in @h's object (held, or kept already). */
 bool ulsm_loaded_holds(const struct ulsm_hold *h, const void *addr);
 
 /* Drop the reference (dlclose); not under the framework's lock. */
@@ -160,7 +161,8 @@ void ulsm_loaded_release(struct ulsm_hold *h);
 /*
  * Whether the code at @addr stays mapped for good: an object the linker
  * never unloads (ulsm_loaded_for_good), one kept by ulsm_loaded_keep(),
- * one held and published, or, under musl (whose dlclose() unmaps nothing), any loaded object.
+ * one held and published, or, under musl (whose dlclose() unmaps
+ * nothing), any loaded object.
  */
 bool ulsm_loaded_kept(const void *addr);
 

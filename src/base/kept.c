@@ -98,8 +98,12 @@ int ulsm_loaded_hold(const void *addr, struct ulsm_hold *h)
 
 	h->handle = NULL;
 	h->at = ~0u;
-	if (ulsm_loaded_find(addr, &h->obj) || h->obj.program ||
-	    ulsm_loaded_kept(addr))
+	if (ulsm_loaded_find(addr, &h->obj) || h->obj.program) {
+		h->obj.nsegs = 0;
+		return 0;
+	}
+	/* Kept already: its segments known, nothing to hold. */
+	if (ulsm_loaded_kept(addr))
 		return 0;
 	h->handle = dlopen(h->obj.name, RTLD_NOW | RTLD_NOLOAD);
 	if (!h->handle) {
@@ -133,7 +137,7 @@ void ulsm_loaded_unpublish(struct ulsm_hold *h)
 
 bool ulsm_loaded_holds(const struct ulsm_hold *h, const void *addr)
 {
-	for (int i = 0; h->handle && i < h->obj.nsegs; i++)
+	for (int i = 0; i < h->obj.nsegs; i++)
 		if ((uintptr_t)addr >= h->obj.seg[i].lo &&
 		    (uintptr_t)addr < h->obj.seg[i].hi)
 			return true;

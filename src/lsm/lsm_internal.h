@@ -265,7 +265,7 @@ int ulsm_lsm_plan_targets(struct slot_plan *p);
 int ulsm_lsm_plan_queue(struct slot_plan *p, struct ulsm_txn *t);
 void ulsm_lsm_plan_end(struct slot_plan *p);
 int ulsm_lsm_aim_guards(struct ulsm_hook_set *set, const struct ulsm_hold *h,
-			size_t n);
+			size_t n, bool *moved, bool back);
 
 /* --- guards (guard.c) ------------------------------------------------- */
 

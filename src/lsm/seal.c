@@ -228,6 +228,7 @@ static int seal(struct ulsm_hook_set *set)
 struct holds {
 	size_t n;
 	struct ulsm_hold *h;
+	bool *moved;		/* the slots aimed past their guards */
 };
 
 static bool keeps_modules(const struct ulsm_hook_set *set)
@@ -250,6 +251,7 @@ static int hold_modules(struct ulsm_hook_set *set, struct holds *hs)
 
 	hs->n = 0;
 	hs->h = NULL;
+	hs->moved = NULL;
 	ulsm_lsm_lock();
 	if (!ulsm_lsm_state_of(set)) {
 		ret = -ENOMEM;
@@ -269,20 +271,39 @@ static int hold_modules(struct ulsm_hook_set *set, struct holds *hs)
 	if (ret || !n)
 		return ret;
 	hs->h = ulsm_calloc(n, sizeof(*hs->h));
-	/* A module's lsm_info is in its object: no need to read it. */
-	for (size_t i = 0; hs->h && i < n; i++)
-		if (ulsm_loaded_hold(at[i], &hs->h[i]))
+	hs->moved = ulsm_calloc((size_t)set->nhooks * set->slots + 1,
+				sizeof(*hs->moved));
+	/*
+	 * A module's lsm_info is in its object: no need to read it. One
+	 * reference per object, however many modules it holds.
+	 */
+	for (size_t i = 0; hs->h && hs->moved && i < n; i++) {
+		size_t j = 0;
+
+		while (j < hs->n && !ulsm_loaded_holds(&hs->h[j], at[i]))
+			j++;
+		if (j < hs->n)
+			continue;
+		if (ulsm_loaded_hold(at[i], &hs->h[hs->n]))
 			ulsm_report("set %s: sealing: %s; its module keeps its "
 				    "guards", set->name, ulsm_last_error());
-	hs->n = hs->h ? n : 0;
+		hs->n++;
+	}
 	ulsm_free(at);
-	return hs->h ? 0 : -ENOMEM;
+	if (hs->h && hs->moved)
+		return 0;
+	ulsm_free(hs->h);
+	ulsm_free(hs->moved);
+	hs->h = NULL;
+	hs->moved = NULL;
+	return -ENOMEM;
 }
 
 /*
  * Sealing, framework lock held: while the tables can still be written,
- * the held modules' slots are aimed at their callbacks, past the guards;
- * aimed back if the seal fails. Whether the holds are kept: *@keep.
+ * the slots of the modules whose objects are held (or kept already) are
+ * aimed at their callbacks, past the guards; aimed back if the seal
+ * fails. Whether the holds are kept: *@keep.
  */
 static int seal_holding(struct ulsm_hook_set *set, struct holds *hs,
 			bool *keep)
@@ -297,21 +318,20 @@ static int seal_holding(struct ulsm_hook_set *set, struct holds *hs,
 	for (size_t i = 0; pin && i < hs->n; i++)
 		ulsm_loaded_publish(&hs->h[i]);
 	if (pin)
-		ret = ulsm_lsm_aim_guards(set, hs->h, hs->n);
+		ret = ulsm_lsm_aim_guards(set, hs->h, hs->n, hs->moved, false);
 	if (!ret)
 		ret = seal(set);
 	if (!ret || set->state->sealed) {
 		*keep = pin;
 		return ret;
 	}
+	/* Not aimed back: called directly, so held for good. */
+	if (pin && ulsm_lsm_aim_guards(set, hs->h, hs->n, hs->moved, true)) {
+		*keep = true;
+		return ret;
+	}
 	for (size_t i = 0; pin && i < hs->n; i++)
 		ulsm_loaded_unpublish(&hs->h[i]);
-	/* Not aimed back: called directly, so held for good. */
-	if (pin && ulsm_lsm_aim_guards(set, hs->h, hs->n)) {
-		for (size_t i = 0; i < hs->n; i++)
-			ulsm_loaded_publish(&hs->h[i]);
-		*keep = true;
-	}
 	return ret;
 }
 
@@ -343,6 +363,7 @@ ULSM_API int ulsm_lsm_seal(struct ulsm_hook_set *set)
 	for (size_t i = 0; !keep && i < hs.n; i++)
 		ulsm_loaded_release(&hs.h[i]);
 	ulsm_free(hs.h);
+	ulsm_free(hs.moved);
 	return ret;
 }
 

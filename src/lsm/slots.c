@@ -93,6 +93,14 @@ static int queue_guards(struct slot_plan *p, struct ulsm_txn *t)
 {
 	int ret = 0;
 
+	/*
+	 * Sealed, its memory read-only (closed to plug-ins): the inner
+	 * calls cannot be written, and no module can leave. A toggle flips
+	 * the slot keys only, as for a module called directly.
+	 */
+	if (p->set->state->sealed && !p->set->state->plugins_allowed)
+		return 0;
+
 	for (size_t i = 0; i < p->n && !ret; i++) {
 		const struct ulsm_hook_guard *g = ulsm_lsm_guard(p->set, i);
 		const struct lsm_static_call *s = &p->set->table[i];
@@ -232,17 +240,16 @@ static bool held(const struct ulsm_hold *h, size_t n, const void *fn)
 }
 
 /*
- * Aim each owned slot of @set that has a guard and whose callback is in
- * one of the @n objects @h (held by sealing) at what its module needs
- * now: the guard while its object may be unmapped, the callback itself
- * once it may not (published). Only those: a slot whose object could not
- * be told kept for want of memory keeps its guard rather than gaining
- * one. A slot aimed at its guard gets its inner call aimed at the
- * callback, or at the default while the module is off. One transaction;
- * all or nothing. Framework lock held.
+ * Aim each owned slot of @set that is aimed at its guard, and whose
+ * callback is in one of the @n objects @h (sealing's) and is kept now,
+ * at its callback, past the guard; each one is marked in @moved (one
+ * entry per slot). @back: aim each slot marked in @moved at its guard
+ * again, its inner call at the callback, or at the default while its
+ * module is off. Only those: what sealing changed is undone exactly. One
+ * transaction; all or nothing. Framework lock held.
  */
 int ulsm_lsm_aim_guards(struct ulsm_hook_set *set, const struct ulsm_hold *h,
-			size_t n)
+			size_t n, bool *moved, bool back)
 {
 	struct slot_plan plan;
 	bool change = false;
@@ -256,22 +263,28 @@ int ulsm_lsm_aim_guards(struct ulsm_hook_set *set, const struct ulsm_hold *h,
 	for (size_t i = 0; i < plan.n && !ret; i++) {
 		const struct ulsm_hook_guard *g = ulsm_lsm_guard(set, i);
 		struct lsm_static_call *s = &set->table[i];
-		void *cb, *want;
+		void *cb;
 
-		if (!g || !s->hl || !held(h, n, s->hl->hook.lsm_callback))
+		if (!g || !s->hl)
 			continue;
 		cb = s->hl->hook.lsm_callback;
-		want = ulsm_lsm_needs_guard(set, cb) ? g->fn : cb;
-		if (s->key->func == want)
-			continue;
-		plan.fn[i] = want;
-		plan.hl[i] = s->hl;
-		if (want == g->fn)
+		if (back && moved[i] && s->key->func == cb) {
+			plan.fn[i] = g->fn;
 			plan.inner[i] = plan.on[i] ? cb : g->dflt;
+		} else if (!back && s->key->func == g->fn && held(h, n, cb) &&
+			   !ulsm_lsm_needs_guard(set, cb)) {
+			plan.fn[i] = cb;
+			moved[i] = true;
+		} else {
+			continue;
+		}
+		plan.hl[i] = s->hl;
 		change = true;
 	}
 	if (!ret && change)
 		ret = plan_apply(&plan);
+	if (ret && !back)
+		memset(moved, 0, plan.n * sizeof(*moved));
 	ulsm_lsm_plan_end(&plan);
 	return ret;
 }
