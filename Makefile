@@ -713,14 +713,18 @@ OBJCOPY		?= $(CROSS_COMPILE)objcopy
 $(BUILD)/bench/bench_hooks-nodebug: $(BUILD)/bench/bench_hooks
 	$(OBJCOPY) --strip-debug $< $@
 
-# Three hook sets, two of them unloadable, with the same callbacks; the
+# Four hook sets, two of them unloadable, with the same callbacks; the
 # third's modules are in a plug-in, which finds the library and the set in
-# the program (-rdynamic, the whole static library).
+# the program (-rdynamic, the whole static library); the fourth's, which
+# never unloads, in a twin of that plug-in.
 UNLOAD_DEPS	:= bench/unload_hook_defs.h bench/unload_plugin_set.h bench/unload_cbs.h $(HEADERS) $(CONFIG_H)
 $(BUILD)/bench/unload_plugin.so: bench/unload_plugin.c $(UNLOAD_DEPS)
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) -Ibench -fPIC -shared -o $@ $<
-$(BUILD)/bench/bench_unload: bench/bench_unload.c bench/bench.h $(UNLOAD_DEPS) $(STATIC_LIB) $(BUILD)/bench/unload_plugin.so
+$(BUILD)/bench/unload_twin.so: bench/unload_plugin.c $(UNLOAD_DEPS)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) -Ibench -DUNLOAD_TWIN -fPIC -shared -o $@ $<
+$(BUILD)/bench/bench_unload: bench/bench_unload.c bench/bench.h $(UNLOAD_DEPS) $(STATIC_LIB) $(BUILD)/bench/unload_plugin.so $(BUILD)/bench/unload_twin.so
 	@mkdir -p $(dir $@)
 	$(BENCH_CC) -Ibench -rdynamic -o $@ $< -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
 

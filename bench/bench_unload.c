@@ -12,7 +12,12 @@
  *               the program: they cannot be unloaded, and pay nothing;
  *   plug-in     a third such set, its modules in a plug-in
  *               (unload_plugin.c, the same callbacks): each is called
- *               through its slot's guard, a read-side section.
+ *               through its slot's guard, a read-side section;
+ *   sealed      then that set sealed: the plug-in is kept loaded, its
+ *               modules called directly, as a built-in's (a second
+ *               table, with the limit, the unloadable set, and "far": a
+ *               set that never unloads, the same plug-in's modules, at
+ *               the same distance from the program, beside it).
  *
  * The first two sets are defined in this file, with the same modules; the
  * number of modules on is set with the toggle. Medians of interleaved
@@ -95,6 +100,11 @@ __attribute__((noinline)) static int sec_uz(int request)
 	return ulsm_call_int_hook(uz, req_check, request);
 }
 
+__attribute__((noinline)) static int sec_uw(int request)
+{
+	return ulsm_call_int_hook(uw, req_check, request);
+}
+
 __attribute__((noinline)) static int limit1(int request)
 {
 	return cb1(request);
@@ -133,6 +143,7 @@ LOOP(run_limit3, limit3)
 LOOP(run_ux, sec_ux)
 LOOP(run_uy, sec_uy)
 LOOP(run_uz, sec_uz)
+LOOP(run_uw, sec_uw)
 
 /* Modules 1..k on, the others off, in the three sets. */
 static int modules_on(int k)
@@ -149,12 +160,51 @@ static int modules_on(int k)
 			ret = ulsm_lsm_toggle(&uy_hook_set, name, n <= k);
 		if (!ret)
 			ret = ulsm_lsm_toggle(&uz_hook_set, pname, n <= k);
+		pname[0] = 'q';
+		if (!ret)
+			ret = ulsm_lsm_toggle(&uw_hook_set, pname, n <= k);
 	}
 	return ret;
 }
 
-/* The plug-in, next to this program. */
-static void *load_plugin(void)
+/*
+ * With @k modules on in each set, the @n candidates @c side by side
+ * (medians of @rounds interleaved rounds); 0, or 1 (said why).
+ */
+static int measure(int k, struct bench_cand *c, unsigned int n,
+		   unsigned int rounds, int quick)
+{
+	unsigned long iters;
+	int ret;
+
+	if (modules_on(k)) {
+		fprintf(stderr, "bench_unload: toggle: %s\n", ulsm_last_error());
+		return 1;
+	}
+	iters = bench_calibrate(run_uz, quick ? 5000000 : 20000000);
+	ret = bench_run(c, n, rounds, iters);
+	if (ret)
+		fprintf(stderr, "bench_unload: %d\n", ret);
+	return ret != 0;
+}
+
+/* At most @limit ns per call of @k modules @what, @got over @base. */
+static void per_call_target(int k, const char *what, double limit,
+			    const struct bench_cand *got,
+			    const struct bench_cand *base)
+{
+	double d = (got->median_ns - base->median_ns) / k;
+	char name[120];
+
+	snprintf(name, sizeof(name), "%d %s module%s: <= %+.2f ns per call "
+		 "over built-in", k, what, k > 1 ? "s" : "", limit);
+	bench_target("bench_unload", name, d <= limit,
+		     "%+.3f ns per call (%.3f vs %.3f ns)", d, got->median_ns,
+		     base->median_ns);
+}
+
+/* The plug-in @name, next to this program. */
+static void *load_plugin(const char *name)
 {
 	char path[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
@@ -165,7 +215,7 @@ static void *load_plugin(void)
 		return NULL;
 	path[n] = '\0';
 	slash = strrchr(path, '/');
-	strcpy(slash ? slash + 1 : path, "unload_plugin.so");
+	snprintf(slash ? slash + 1 : path, 32, "%s", name);
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		fprintf(stderr, "bench_unload: %s\n", dlerror());
@@ -186,9 +236,8 @@ int main(int argc, char **argv)
 		run_limit1, run_limit2, run_limit3,
 	};
 	const char *json = NULL;
-	struct bench_cand res[3][4];
+	struct bench_cand res[3][4], sealed[3][4];
 	unsigned int rounds;
-	unsigned long iters;
 	int quick = 0, ret;
 	FILE *f = NULL;
 
@@ -199,14 +248,20 @@ int main(int argc, char **argv)
 	if (ulsm_lsm_allow_toggle(&ux_hook_set) ||
 	    ulsm_lsm_allow_toggle(&uy_hook_set) ||
 	    ulsm_lsm_allow_toggle(&uz_hook_set) ||
+	    ulsm_lsm_allow_toggle(&uw_hook_set) ||
+	    ulsm_lsm_init(&uw_hook_set, NULL) ||
 	    ulsm_lsm_init(&ux_hook_set, NULL) || ulsm_lsm_init(&uy_hook_set, NULL) ||
 	    ulsm_lsm_init(&uz_hook_set, NULL)) {
 		fprintf(stderr, "bench_unload: init: %s\n", ulsm_last_error());
 		return 1;
 	}
-	if (!load_plugin() || strcmp(ulsm_lsm_list(&uz_hook_set), "p1,p2,p3")) {
+	if (!load_plugin("unload_plugin.so") ||
+	    !load_plugin("unload_twin.so") ||
+	    strcmp(ulsm_lsm_list(&uz_hook_set), "p1,p2,p3") ||
+	    strcmp(ulsm_lsm_list(&uw_hook_set), "q1,q2,q3")) {
 		fprintf(stderr, "bench_unload: the plug-in's modules are not up "
-			"(%s)\n", ulsm_lsm_list(&uz_hook_set));
+			"(%s; %s)\n", ulsm_lsm_list(&uz_hook_set),
+			ulsm_lsm_list(&uw_hook_set));
 		return 1;
 	}
 	printf("ulsm unload-safety benchmark: back end %s; the same callbacks, "
@@ -217,21 +272,12 @@ int main(int argc, char **argv)
 	for (int k = 1; k <= 3; k++) {
 		struct bench_cand *c = res[k - 1];
 
-		if (modules_on(k)) {
-			fprintf(stderr, "bench_unload: toggle: %s\n",
-				ulsm_last_error());
-			return 1;
-		}
 		c[0] = (struct bench_cand){ .name = "limit", .run = limits[k - 1] };
 		c[1] = (struct bench_cand){ .name = "ulsm", .run = run_ux };
 		c[2] = (struct bench_cand){ .name = "unloadable", .run = run_uy };
 		c[3] = (struct bench_cand){ .name = "plug-in", .run = run_uz };
-		iters = bench_calibrate(run_uz, quick ? 5000000 : 20000000);
-		ret = bench_run(c, 4, rounds, iters);
-		if (ret) {
-			fprintf(stderr, "bench_unload: %d\n", ret);
+		if (measure(k, c, 4, rounds, quick))
 			return 1;
-		}
 		printf("%-8d %10.3f %10.3f %11.3f %10.3f %13.3f %19.3f %16.3f\n",
 		       k, c[0].median_ns, c[1].median_ns, c[2].median_ns,
 		       c[3].median_ns,
@@ -250,14 +296,38 @@ int main(int argc, char **argv)
 				     "%+.3f ns (%.3f vs %.3f ns)", d,
 				     c[2].median_ns, c[1].median_ns);
 			/* A module that can be unloaded: +1 ns per call. */
-			d = (c[3].median_ns - c[2].median_ns) / k;
-			snprintf(what, sizeof(what), "%d plug-in module%s: "
-				 "<= +1 ns per call over built-in", k,
-				 k > 1 ? "s" : "");
-			bench_target("bench_unload", what, d <= 1.0,
-				     "%+.3f ns per call (%.3f vs %.3f ns)", d,
-				     c[3].median_ns, c[2].median_ns);
+			per_call_target(k, "plug-in", 1.0, &c[3], &c[2]);
 		}
+	}
+	/* Sealed: the plug-in's modules past their guards, pinned. */
+	if (ulsm_lsm_seal(&uz_hook_set)) {
+		fprintf(stderr, "bench_unload: seal: %s\n", ulsm_last_error());
+		return 1;
+	}
+	printf("the plug-in's set sealed (its object kept loaded):\n");
+	printf("%-8s %10s %11s %10s %10s %19s %15s %15s\n", "modules", "limit",
+	       "unloadable", "far", "sealed", "unloadable / limit",
+	       "far / limit", "sealed / limit");
+	for (int k = 1; k <= 3; k++) {
+		struct bench_cand *c = sealed[k - 1];
+
+		c[0] = (struct bench_cand){ .name = "limit", .run = limits[k - 1] };
+		c[1] = (struct bench_cand){ .name = "unloadable", .run = run_uy };
+		c[2] = (struct bench_cand){ .name = "far", .run = run_uw };
+		c[3] = (struct bench_cand){ .name = "sealed", .run = run_uz };
+		if (measure(k, c, 4, rounds, quick))
+			return 1;
+		printf("%-8d %10.3f %11.3f %10.3f %10.3f %19.3f %15.3f %15.3f\n",
+		       k, c[0].median_ns, c[1].median_ns, c[2].median_ns,
+		       c[3].median_ns,
+		       bench_ratio(c[1].median_ns, c[0].median_ns),
+		       bench_ratio(c[2].median_ns, c[0].median_ns),
+		       bench_ratio(c[3].median_ns, c[0].median_ns));
+		/*
+		 * issue 24: pinned, a plug-in's module pays no guard: what
+		 * it costs is its distance, as in a set that never unloads.
+		 */
+		per_call_target(k, "sealed plug-in", 0.25, &c[3], &c[2]);
 	}
 	if (json) {
 		f = bench_open("bench_unload", json);
@@ -267,10 +337,15 @@ int main(int argc, char **argv)
 		for (int k = 1; k <= 3; k++)
 			fprintf(f, "    { \"modules\": %d, \"limit_ns\": %.4f, "
 				"\"ulsm_ns\": %.4f, \"unloadable_ns\": %.4f, "
-				"\"plugin_ns\": %.4f }%s\n",
+				"\"plugin_ns\": %.4f, \"sealed_limit_ns\": %.4f, "
+				"\"sealed_unloadable_ns\": %.4f, "
+				"\"far_ns\": %.4f, \"sealed_ns\": %.4f }%s\n",
 				k, res[k - 1][0].median_ns, res[k - 1][1].median_ns,
 				res[k - 1][2].median_ns, res[k - 1][3].median_ns,
-				k < 3 ? "," : "");
+				sealed[k - 1][0].median_ns,
+				sealed[k - 1][1].median_ns,
+				sealed[k - 1][2].median_ns,
+				sealed[k - 1][3].median_ns, k < 3 ? "," : "");
 		fprintf(f, "  ]\n}\n");
 		return bench_close(f, "bench_unload", json);
 	}
