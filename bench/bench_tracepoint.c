@@ -829,7 +829,7 @@ struct target {
 	char detail[200];
 };
 
-enum { T_OFF, T_COLD, T_ON, T_REC, T_COUNT };
+enum { T_OFF, T_COLD, T_ON, T_ON_SAFE, T_REC, T_COUNT };
 static struct target targets[T_COUNT] = {
 	[T_OFF] = { "a disabled tracepoint <= 1.01x the empty loop",
 		    "off_le_1.01x_empty" },
@@ -837,6 +837,9 @@ static struct target targets[T_COUNT] = {
 		     "off", "evicted_ulsm_below_lttng" },
 	[T_ON] = { "enabled with one probe <= 1.05x a direct call",
 		   "on_le_1.05x_direct" },
+	/* issue 24's, with the read-side section for shared objects. */
+	[T_ON_SAFE] = { "enabled with one probe <= 1.25x a direct call",
+			"on_le_1.25x_direct" },
 	[T_REC] = { "the recorder <= 10 ns per event", "recorder_le_10ns" },
 };
 
@@ -889,6 +892,9 @@ static void judge(void)
 		snprintf(t->detail, sizeof(t->detail), "%.3fx (%.3f vs %.3f "
 			 "ns/it)", r, on_c[O_ULSM].median_ns,
 			 on_c[O_DIRECT].median_ns);
+		targets[T_ON_SAFE].measured = true;
+		targets[T_ON_SAFE].met = r <= 1.25;
+		memcpy(targets[T_ON_SAFE].detail, t->detail, sizeof(t->detail));
 	}
 
 	/* The whole hit: the site, the recorder's probe, its clock read. */
