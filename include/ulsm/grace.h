@@ -51,12 +51,12 @@ ULSM__EXTERN_C_BEGIN
 /**
  * ulsm_read_lock - enter a read-side section
  *
- * Async-signal-safe once the thread has its record: its first section
- * allocates it, and a thread that got none tries again at its next
- * outermost section. Never fails: without memory for the record, or
- * without a pthread key for its destructor (reported once), the thread
- * counts in a shared one, more slowly; so do sections entered after the
- * thread's exit handler.
+ * Async-signal-safe once the thread's counter is on the writer's list:
+ * its first section puts it there (no memory is allocated), and a thread
+ * whose counter could not be tries again at its next outermost section.
+ * Never fails: without a pthread key for its exit handler (reported
+ * once), the thread counts in a shared counter, more slowly; so do
+ * sections entered after the thread's exit handler.
  */
 void ulsm_read_lock(void);
 
@@ -80,11 +80,12 @@ void ulsm_read_unlock(void);
 int ulsm_synchronize(void);
 
 /*
- * The read side inline, for hot paths (the tracepoints' sites); the
- * functions above are this same code out of line (src/engine/grace.c
- * says how it works and why it is enough). The thread's record, whose
- * first word is its counter, and the grace-period counter are the
- * library's.
+ * The read side inline, for hot paths (the tracepoints' sites, the hook
+ * framework's guards); the functions above are this same code out of line
+ * (src/engine/grace.c says how it works and why it is enough). The
+ * thread's record is the library's, in initial-exec TLS: its counter is
+ * at a fixed offset from the thread pointer, one load with no pointer to
+ * follow, as urcu-memb's. The grace-period counter is the library's too.
  *
  * A counter holds, in bit 0 (ULSM__GRACE_PHASE), the phase of the
  * grace-period counter its thread saw when it entered its outermost
@@ -97,16 +98,17 @@ int ulsm_synchronize(void);
  * one); the lock that would carry out of the top goes to the slow path,
  * which counts the deeper sections in 64 bits of the thread's own, and
  * so does an unlock outside any section (reported and ignored), or a
- * thread without its record (ulsm__grace_self NULL: its first section,
- * or while it counts elsewhere).
+ * thread whose counter is not its sections' (@fast zero: its first
+ * section, or while it counts elsewhere).
  */
 #define ULSM__GRACE_PHASE	1UL
 #define ULSM__GRACE_NEST	2UL
 
 struct ulsm__grace_reader {
 	unsigned long ctr;
+	unsigned long fast;	/* nonzero: @ctr counts this thread's sections */
 };
-extern __thread struct ulsm__grace_reader *ulsm__grace_self
+extern __thread struct ulsm__grace_reader ulsm__grace_me
 	__attribute__((tls_model("initial-exec")));
 extern unsigned long ulsm__grace_gp;
 void ulsm__read_lock_slow(void);
@@ -114,40 +116,38 @@ void ulsm__read_unlock_slow(void);
 
 static inline __attribute__((always_inline)) void ulsm__read_lock_inline(void)
 {
-	struct ulsm__grace_reader *r = ulsm__grace_self;
 	unsigned long c;
 
-	if (__builtin_expect(!r, 0)) {
+	if (__builtin_expect(!ulsm__grace_me.fast, 0)) {
 		ulsm__read_lock_slow();
 		return;
 	}
-	c = r->ctr;
-	if (c < ULSM__GRACE_NEST)
+	c = ulsm__grace_me.ctr;
+	if (__builtin_expect(c < ULSM__GRACE_NEST, 1))
 		c = __atomic_load_n(&ulsm__grace_gp, __ATOMIC_RELAXED);
 	else if (__builtin_expect(__builtin_add_overflow(c, ULSM__GRACE_NEST,
 							 &c), 0)) {
 		ulsm__read_lock_slow();
 		return;
 	}
-	__atomic_store_n(&r->ctr, c, __ATOMIC_RELAXED);
+	__atomic_store_n(&ulsm__grace_me.ctr, c, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 /*
  * The outermost lock alone, for a caller that has a slow path of its own
  * (the hook framework's guards): enter a section and return true if this
- * thread has its record and is in no section yet (the common case, the
- * lock above without its other branches); else change nothing and return
- * false, and the caller takes ulsm_read_lock().
+ * thread counts in its own counter and is in no section yet (the common
+ * case, the lock above without its other branches); else change nothing
+ * and return false, and the caller takes ulsm_read_lock().
  */
 static inline __attribute__((always_inline)) int ulsm__read_lock_outermost(void)
 {
-	struct ulsm__grace_reader *r = ulsm__grace_self;
-
-	if (__builtin_expect(!r || r->ctr >= ULSM__GRACE_NEST, 0))
+	if (__builtin_expect(!ulsm__grace_me.fast ||
+			     ulsm__grace_me.ctr >= ULSM__GRACE_NEST, 0))
 		return 0;
-	__atomic_store_n(&r->ctr, __atomic_load_n(&ulsm__grace_gp,
-						  __ATOMIC_RELAXED),
+	__atomic_store_n(&ulsm__grace_me.ctr,
+			 __atomic_load_n(&ulsm__grace_gp, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return 1;
@@ -155,12 +155,11 @@ static inline __attribute__((always_inline)) int ulsm__read_lock_outermost(void)
 
 static inline __attribute__((always_inline)) void ulsm__read_unlock_inline(void)
 {
-	struct ulsm__grace_reader *r = ulsm__grace_self;
 	unsigned long c;
 
-	if (__builtin_expect(!r, 0) ||
-	    __builtin_expect(__builtin_sub_overflow(r->ctr, ULSM__GRACE_NEST,
-						    &c), 0)) {
+	if (__builtin_expect(!ulsm__grace_me.fast, 0) ||
+	    __builtin_expect(__builtin_sub_overflow(ulsm__grace_me.ctr,
+						    ULSM__GRACE_NEST, &c), 0)) {
 		ulsm__read_unlock_slow();
 		return;
 	}
@@ -169,7 +168,7 @@ static inline __attribute__((always_inline)) void ulsm__read_unlock_inline(void)
 	 * writer's barrier would do, but this also tells ThreadSanitizer
 	 * that the section happens before the writer's acquire load.
 	 */
-	__atomic_store_n(&r->ctr, c, __ATOMIC_RELEASE);
+	__atomic_store_n(&ulsm__grace_me.ctr, c, __ATOMIC_RELEASE);
 }
 
 /*
@@ -182,14 +181,13 @@ static inline __attribute__((always_inline)) void ulsm__read_unlock_inline(void)
  */
 static inline __attribute__((always_inline)) int ulsm__read_unlock_outermost(void)
 {
-	struct ulsm__grace_reader *r = ulsm__grace_self;
 	unsigned long c;
 
-	if (__builtin_expect(!r, 0) ||
-	    __builtin_expect(__builtin_sub_overflow(r->ctr, ULSM__GRACE_NEST,
-						    &c), 0))
+	if (__builtin_expect(!ulsm__grace_me.fast, 0) ||
+	    __builtin_expect(__builtin_sub_overflow(ulsm__grace_me.ctr,
+						    ULSM__GRACE_NEST, &c), 0))
 		return 0;
-	__atomic_store_n(&r->ctr, c, __ATOMIC_RELEASE);
+	__atomic_store_n(&ulsm__grace_me.ctr, c, __ATOMIC_RELEASE);
 	return 1;
 }
 long ulsm__read_unlock_ret(long ret);

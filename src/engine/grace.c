@@ -38,9 +38,9 @@
  * since "inside" is the depth alone (the old layout's 16-bit depth could
  * carry into the phase bit, and a reader 65,536 deep looked outside).
  *
- * Some sections are not counted in the thread's record (the slow path,
- * below). A thread without one (no memory, no pthread key, or after its
- * exit handler) counts in the shared record, with atomic changes since other
+ * Some sections are not counted in the thread's own counter (the slow
+ * path, below). A thread that has none on the list (no pthread key for
+ * its exit handler, or after that handler) counts in the shared record, with atomic changes since other
  * threads change it too, and no fence more: the writer's barriers order
  * them as they order a thread's own stores. That record keeps the phase of
  * the first thread in until the last is out, which can only be older than
@@ -65,8 +65,9 @@
 #define PHASE		ULSM__GRACE_PHASE
 #define NEST		ULSM__GRACE_NEST
 
+/* A counter on the writer's list: a thread's (in its TLS), or the shared one. */
 struct reader {
-	struct ulsm__grace_reader rd;	/* first: the inline read side's */
+	struct ulsm__grace_reader *rd;
 	struct reader *next;
 	pid_t tid;
 };
@@ -74,19 +75,20 @@ struct reader {
 /*
  * PHASE flips at each half of a grace period; NEST is there too, so that
  * the outermost lock copies it as it is. Exported, with the thread's
- * record, for the inline read side of <ulsm/grace.h>.
+ * counter, for the inline read side of <ulsm/grace.h>.
  */
 ULSM_API unsigned long ulsm__grace_gp = NEST;
 #define gp_ctr	ulsm__grace_gp
 
 /*
- * The record the threads without their own count in, atomically (no
- * memory for theirs, no pthread key for its destructor, or a section
- * taken after their exit handler freed theirs): while one of them is
+ * The record the threads without their own counter count in, atomically
+ * (no pthread key for the exit handler, or a section taken after that
+ * handler took theirs off the list): while one of them is
  * inside, a grace period that sees the record's phase old waits for all
  * of them. Slower, never wrong. It is always on the list.
  */
-static struct reader shared;
+static struct ulsm__grace_reader shared_rd;
+static struct reader shared = { .rd = &shared_rd };
 static struct reader *readers = &shared;	/* under readers_lock */
 static pthread_mutex_t readers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t gp_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -104,35 +106,41 @@ _Static_assert(sizeof(unsigned long) * CHAR_BIT - 1 >= 22 + 8,
 	       "the shared record's depth must not carry into its phase");
 
 /*
- * The thread's record for the inline read side; NULL sends it to the slow
- * path, which goes by the thread's state below. Initial-exec, like that
- * state: no __tls_get_addr, which may allocate, in a signal handler.
+ * The thread's counter for the inline read side; while its @fast is zero
+ * the thread takes the slow path, which goes by its state below.
+ * Initial-exec, like that state: no __tls_get_addr, which may allocate,
+ * in a signal handler. Its entry on the writer's list is in its TLS too,
+ * so that a thread's first section needs no memory.
  */
-ULSM_API __thread struct ulsm__grace_reader *ulsm__grace_self
+ULSM_API __thread struct ulsm__grace_reader ulsm__grace_me
 	__attribute__((tls_model("initial-exec")));
-#define self	ulsm__grace_self
+#define mine_rd		ulsm__grace_me
+
+static __thread struct reader node __attribute__((tls_model("initial-exec")));
 
 static __thread struct {
-	struct reader *mine;	/* its record, once it has one */
+	struct reader *mine;	/* its entry on the list, once it is there */
 	unsigned long shared;	/* its sections in the shared record */
 	uint64_t over;		/* its sections beyond the counter's limit */
-	bool exited;		/* reader_exit() has freed its record */
+	bool exited;		/* reader_exit() took it off the list */
+	bool joining;		/* reader_new() is putting it there */
 } me __attribute__((tls_model("initial-exec")));
 
 /*
  * At the thread's exit (a pthread key destructor). Other destructors may
- * run after this one and enter sections: the thread's TLS must not lead
- * to freed memory, and their sections must still count. They go to the
- * shared record. A thread that ends inside a section (cancelled, or
+ * run after this one and enter sections, and their sections must still
+ * count: they go to the shared record. The thread's counter leaves the
+ * list now, while its TLS is still there, so that no writer reads it once
+ * the thread is gone. A thread that ends inside a section (cancelled, or
  * pthread_exit() in a callback) has left the code it was in: both unwind
- * its frames before the key destructors run. So its record goes too: a
+ * its frames before the key destructors run. So its counter goes too: a
  * grace period that waited for it would wait for ever.
  */
 static void reader_exit(void *arg)
 {
 	struct reader *r = arg, **pp;
 
-	self = NULL;
+	mine_rd.fast = 0;
 	me.mine = NULL;
 	me.exited = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -143,14 +151,13 @@ static void reader_exit(void *arg)
 			break;
 		}
 	pthread_mutex_unlock(&readers_lock);
-	ulsm_free(r);
 }
 
 /*
  * In the child of fork(), only the forking thread exists: the others'
- * records would keep every grace period waiting. Drop them (their memory
- * was the parent's heap, copied; left as it is), and their sections in
- * the shared record.
+ * counters would keep every grace period waiting. Drop them (their
+ * memory was the parent's threads' TLS, copied; left as it is), and
+ * their sections in the shared record.
  */
 void ulsm_grace_fork_prepare(void)
 {
@@ -164,7 +171,7 @@ void ulsm_grace_fork_parent(void)
 
 void ulsm_grace_fork_child(void)
 {
-	shared.rd.ctr = me.shared ? (shared.rd.ctr & PHASE) + me.shared * NEST
+	shared_rd.ctr = me.shared ? (shared_rd.ctr & PHASE) + me.shared * NEST
 				  : 0;
 	shared.next = me.mine;
 	if (me.mine)
@@ -176,9 +183,9 @@ void ulsm_grace_fork_child(void)
 }
 
 /*
- * What a thread's record needs once per process: the key whose destructor
- * frees it, and the fork handlers. Either may fail (every key taken by
- * the program, no memory); the threads then count in the shared record,
+ * What a thread's counter needs once per process: the key whose
+ * destructor takes it off the list, and the fork handlers. Either may
+ * fail (every key taken by the program, no memory); the threads then count in the shared record,
  * and the next thread's first section tries again. Not pthread_once():
  * it would make a failure final, and a fork racing with it can leave the
  * child's copy of the once-control waiting for good.
@@ -217,33 +224,40 @@ static bool setup(struct setup *o)
 			 __ATOMIC_RELEASE);
 	if (!done && !__atomic_exchange_n(&o->said, true, __ATOMIC_RELAXED))
 		ulsm_report("grace periods: %s failed; threads without a "
-			    "record of their own count their read-side "
+			    "counter of their own count their read-side "
 			    "sections in a shared one (slower) until it "
 			    "works", o->what);
 	return done;
 }
 
 
-/* The thread's own record, or NULL. */
+/*
+ * The thread's own entry, on the list; or NULL. Its entry is one: a
+ * signal handler's section that comes while it is being put there counts
+ * in the shared record.
+ */
 static struct reader *reader_new(void)
 {
-	struct reader *r;
+	struct reader *r = &node;
 
-	if (!setup(&key_once))
+	if (me.joining)
 		return NULL;
-	r = ulsm_calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	if (pthread_setspecific(reader_key, r)) {
-		ulsm_free(r);
-		return NULL;
+	me.joining = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!setup(&key_once) || pthread_setspecific(reader_key, r)) {
+		r = NULL;
+		goto out;
 	}
+	r->rd = &mine_rd;
 	r->tid = ulsm_sys_gettid();
 	pthread_mutex_lock(&readers_lock);
 	r->next = readers;
 	__atomic_store_n(&readers, r, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&readers_lock);
 	me.mine = r;
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	me.joining = false;
 	return r;
 }
 
@@ -257,13 +271,13 @@ static struct reader *reader_new(void)
  */
 static void shared_lock(void)
 {
-	unsigned long c = __atomic_load_n(&shared.rd.ctr, __ATOMIC_RELAXED);
+	unsigned long c = __atomic_load_n(&shared_rd.ctr, __ATOMIC_RELAXED);
 	unsigned long n;
 
 	do
 		n = c >= NEST ? c + NEST
 			      : __atomic_load_n(&gp_ctr, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&shared.rd.ctr, &c, n, true,
+	while (!__atomic_compare_exchange_n(&shared_rd.ctr, &c, n, true,
 					    __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED));
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -272,13 +286,13 @@ static void shared_lock(void)
 static void shared_unlock(void)
 {
 	/* Release, as the inline unlock's store, for ThreadSanitizer. */
-	__atomic_fetch_sub(&shared.rd.ctr, NEST, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&shared_rd.ctr, NEST, __ATOMIC_RELEASE);
 }
 
 /*
  * The inline lock's slow path: the thread's first section; a thread that
  * counts in the shared record, or beyond its counter's limit; or one
- * whose counter is at the limit (self is set then). Each count is raised
+ * whose counter is at the limit (@fast is set then). Each count is raised
  * before the counter the writer sees, and lowered after it, so that a
  * signal handler's section in between nests in the same place. Once a
  * thread counts somewhere, its nested sections count there too: their
@@ -286,11 +300,11 @@ static void shared_unlock(void)
  */
 ULSM_API void ulsm__read_lock_slow(void)
 {
-	if (self) {
-		/* At the limit: the record stays inside until these end. */
+	if (mine_rd.fast) {
+		/* At the limit: the counter stays inside until these end. */
 		me.over++;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		self = NULL;
+		mine_rd.fast = 0;
 		return;
 	}
 	if (me.over) {
@@ -307,8 +321,8 @@ ULSM_API void ulsm__read_lock_slow(void)
 		shared_lock();
 		return;
 	}
-	/* Its record: new, or back from the limit. */
-	self = &me.mine->rd;
+	/* Its counter: new, or back from the limit. */
+	mine_rd.fast = 1;
 	ulsm__read_lock_inline();
 }
 
@@ -319,7 +333,7 @@ ULSM_API void ulsm__read_unlock_slow(void)
 	if (me.over) {
 		if (!--me.over) {
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			self = me.mine ? &me.mine->rd : NULL;
+			mine_rd.fast = me.mine != NULL;
 		}
 		return;
 	}
@@ -329,8 +343,8 @@ ULSM_API void ulsm__read_unlock_slow(void)
 		me.shared--;
 		return;
 	}
-	if (!self && me.mine) {
-		self = &me.mine->rd;
+	if (!mine_rd.fast && me.mine) {
+		mine_rd.fast = 1;
 		ulsm__read_unlock_inline();
 		return;
 	}
@@ -360,7 +374,7 @@ bool ulsm_read_inside(void)
 {
 	return me.shared ||
 	       (me.mine &&
-		__atomic_load_n(&me.mine->rd.ctr, __ATOMIC_RELAXED) >= NEST);
+		__atomic_load_n(&mine_rd.ctr, __ATOMIC_RELAXED) >= NEST);
 }
 
 /* Every thread runs a full barrier (the engine's core sync does). */
@@ -383,7 +397,7 @@ static int barrier_all(void)
 /* Is @r inside a section entered before the last flip? */
 static bool old_reader(const struct reader *r)
 {
-	unsigned long c = __atomic_load_n(&r->rd.ctr, __ATOMIC_ACQUIRE);
+	unsigned long c = __atomic_load_n(&r->rd->ctr, __ATOMIC_ACQUIRE);
 
 	return c >= NEST &&
 	       ((c ^ __atomic_load_n(&gp_ctr, __ATOMIC_RELAXED)) & PHASE);
