@@ -331,6 +331,8 @@ PB_PLUGINS	:= $(BUILD)/tests/pb_rate.so $(BUILD)/tests/pb_list.so $(BUILD)/tests
 pb_flags_rate	:=
 pb_flags_list	:= -DPB_OTHER_LIST
 pb_flags_count	:= -DPB_COUNT=8
+pb_flags_lag	:= -DPB_NAME=lag -DPB_LAG
+pb_flags_manual	:= -DPB_NAME=manual -DPB_MANUAL
 $(BUILD)/tests/pb_%.so: tests/pluginbuild/module.c $(PB_DEPS) $(BUILD)/libulsm.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(pb_flags_$*) $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
@@ -341,6 +343,14 @@ $(BUILD)/tests/pb_host_nodyn: tests/t_plugin_build.c $(PB_DEPS) $(BUILD)/libulsm
 		-Wl,-rpath,'$$ORIGIN/..' $(LDLIBS_ALL)
 
 $(BUILD)/tests/t_plugin_build.t: tests/t_plugin_build.c tests/tap.h $(PB_DEPS) $(BUILD)/libulsm.so $(PB_PLUGINS) $(BUILD)/tests/pb_host_nodyn
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
+		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
+
+# Pinning an object while the dynamic linker loads another (t_pin_lock):
+# a lagging plug-in and one whose module the host registers itself.
+$(BUILD)/tests/t_pin_lock.t: tests/t_pin_lock.c tests/tap.h $(PB_DEPS) $(BUILD)/libulsm.so \
+		$(BUILD)/tests/pb_rate.so $(BUILD)/tests/pb_lag.so $(BUILD)/tests/pb_manual.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)

@@ -196,8 +196,30 @@ char *ulsm_lsm_list_build(struct ulsm_hook_set *set);
  */
 int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 			   bool on);
-/* Keep @m's object loaded for good (RTLD_NODELETE). Lock held. */
-void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct lsm_info *m);
+/*
+ * The objects a registration or an init keeps loaded for good, in a set
+ * that does not allow unloading (src/lsm/pin.c): held before the
+ * framework's lock, marked under it as their modules come up, the rest
+ * dropped after it. With unloading allowed, all of it does nothing.
+ */
+struct ulsm_lsm_pins {
+	struct ulsm_hold *h;		/* one per object, held */
+	bool *keep;			/* h[i]'s reference kept for good */
+	size_t n;
+	struct lsm_info **late;		/* up with no hold: pinned after */
+	size_t nlate, cap;
+};
+/* Before the lock: hold the objects of @mods; 0 or -ENOMEM (none held). */
+int ulsm_lsm_pins_hold(struct ulsm_hook_set *set, struct ulsm_lsm_pins *p,
+		       struct lsm_info *const *mods, size_t n);
+/* Room for @n modules that came up with no hold: 0 or -ENOMEM. */
+int ulsm_lsm_pins_room(struct ulsm_hook_set *set, struct ulsm_lsm_pins *p,
+		       size_t n);
+/* Lock held: @m came up, its object stays. */
+void ulsm_lsm_pin_object(struct ulsm_hook_set *set, struct ulsm_lsm_pins *p,
+			 struct lsm_info *m);
+/* After the lock: pin the late ones, drop the references not kept. */
+void ulsm_lsm_pins_finish(struct ulsm_hook_set *set, struct ulsm_lsm_pins *p);
 /*
  * Keep @m's object mapped for good once its dlclose has begun (mseal of
  * its segments): 0, or the seal's negative errno with nothing sealed.

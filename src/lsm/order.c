@@ -415,13 +415,15 @@ static int take_place(struct ulsm_lsm_state *st, const struct lsm_info *m)
  * registers later (a plug-in's constructor). In turn: the order, the
  * enabled flag, a sealed set, the exclusive module, the blobs, a place;
  * then its init; then the outcome is recorded: its state, its note
- * (printed if it could not come up), its object pinned if it may not
- * leave, the list of active modules. Return 0 if it came up or the host
+ * (printed if it could not come up), its object marked in @pins if it
+ * may not leave (pinned once the lock is dropped), the list of active
+ * modules. Return 0 if it came up or the host
  * chose to leave it off (not listed, removed, disabled), else why it
  * could not come up (-EPERM sealed, -EBUSY another exclusive module is
  * on, the blobs' error, -ENOMEM, its init's error). Lock held.
  */
-static int bring_up(struct ulsm_hook_set *set, struct lsm_info *m)
+static int bring_up(struct ulsm_hook_set *set, struct lsm_info *m,
+		    struct ulsm_lsm_pins *pins)
 {
 	struct ulsm_lsm_state *st = set->state;
 	struct lsm_info *x;
@@ -514,8 +516,7 @@ static int bring_up(struct ulsm_hook_set *set, struct lsm_info *m)
 	}
 	ulsm_lsm_note_clear(set, m->name);
 	/* Its object may not go: no sections to wait for. */
-	if (!set->unloadable)
-		ulsm_lsm_pin_object(set, m);
+	ulsm_lsm_pin_object(set, pins, m);
 	ulsm_lsm_list_write(set, st->list);
 	if (st->blobs_fixed)
 		ulsm_debug("set %s: %s arrived: %s", set->name, m->name,
@@ -532,6 +533,7 @@ static int bring_up(struct ulsm_hook_set *set, struct lsm_info *m)
 static int lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
 			const char *signature)
 {
+	struct ulsm_lsm_pins pins;
 	struct ulsm_lsm_state *st;
 	struct lsm_info **pp;
 	int ret = 0;
@@ -540,6 +542,13 @@ static int lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
 		return ulsm_error(-EINVAL, "ulsm_lsm_register: a module needs "
 				  "a set and a name");
 	ulsm_config_init();
+	/* Its object, held before the lock (src/lsm/pin.c). */
+	if (ulsm_lsm_pins_hold(set, &pins, &info, 1) ||
+	    ulsm_lsm_pins_room(set, &pins, 1)) {
+		ulsm_lsm_pins_finish(set, &pins);
+		return ulsm_error(-ENOMEM, "module %s: no memory to register "
+				  "it", info->name);
+	}
 	ulsm_lsm_lock();
 	st = ulsm_lsm_state_of(set);
 	if (!st) {
@@ -581,10 +590,11 @@ static int lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
 		*pp = info;
 		/* Late: a plug-in's constructor. It comes up in its place. */
 		if (st->initialised)
-			ret = bring_up(set, info);
+			ret = bring_up(set, info, &pins);
 	}
 out:
 	ulsm_lsm_unlock();
+	ulsm_lsm_pins_finish(set, &pins);
 	return ret;
 }
 
@@ -600,9 +610,45 @@ ULSM_API int ulsm__lsm_register(struct lsm_info *info,
 	return lsm_register(info, set, signature);
 }
 
+/*
+ * Before ulsm_lsm_init() takes the lock: hold the objects of the modules
+ * registered so far (those that register meanwhile are pinned after it).
+ * 0, or -ENOMEM with nothing held.
+ */
+static int hold_registered(struct ulsm_hook_set *set,
+			   struct ulsm_lsm_pins *pins)
+{
+	struct lsm_info **at = NULL;
+	struct ulsm_lsm_state *st;
+	size_t n = 0;
+	int ret = 0;
+
+	memset(pins, 0, sizeof(*pins));
+	if (set->unloadable)
+		return 0;
+	ulsm_lsm_lock();
+	st = ulsm_lsm_state_of(set);
+	if (st && !st->initialised) {
+		for (struct lsm_info *m = st->modules; m; m = m->next)
+			n++;
+		at = n ? ulsm_calloc(n, sizeof(*at)) : NULL;
+		if (n && !at)
+			ret = -ENOMEM;
+		n = 0;
+		for (struct lsm_info *m = st->modules; at && m; m = m->next)
+			at[n++] = m;
+	}
+	ulsm_lsm_unlock();
+	if (!ret)
+		ret = ulsm_lsm_pins_hold(set, pins, at, n);
+	ulsm_free(at);
+	return ret;
+}
+
 ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 {
 	struct module_index x = { NULL, NULL, 0 };
+	struct ulsm_lsm_pins pins;
 	struct ulsm_lsm_state *st;
 	struct lsm_info *m;
 	const char *origin = "argument";
@@ -613,6 +659,9 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	if (!set)
 		return ulsm_error(-EINVAL, "ulsm_lsm_init: NULL set");
 	ulsm_config_init();
+	if (hold_registered(set, &pins))
+		return ulsm_error(-ENOMEM, "set %s: no memory to initialise "
+				  "it", set->name);
 	ulsm_lsm_lock();
 	st = ulsm_lsm_state_of(set);
 	if (!st) {
@@ -633,6 +682,8 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	ret = ulsm_lsm_claim(set);
 	if (!ret)
 		ret = index_build(&x, st, count);
+	if (!ret)
+		ret = ulsm_lsm_pins_room(set, &pins, count);
 	if (!ret) {
 		st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
 		list = ulsm_malloc(list_size(st));
@@ -665,7 +716,7 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	/* The kernel's prepare_lsm and initialize_lsm, module by module. */
 	for (size_t i = 0; i < st->nordered; i++)
 		if (st->ordered[i]->ulsm_state == MOD_ORDERED)
-			(void)bring_up(set, st->ordered[i]);
+			(void)bring_up(set, st->ordered[i], &pins);
 	/* A module's init failing is the module's failure, not the set's. */
 	ret = 0;
 	st->blobs_fixed = true;
@@ -674,5 +725,6 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 out:
 	index_free(&x);
 	ulsm_lsm_unlock();
+	ulsm_lsm_pins_finish(set, &pins);
 	return ret;
 }
