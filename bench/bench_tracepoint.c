@@ -42,6 +42,13 @@
  *                                       built-in recorder attached
  *                                       (ulsm_trace_enable): different
  *                                       work, it records every event
+ *   several    2 direct calls         probe(&sev[0], ...) then &sev[1]:
+ *                                       the limit for two probes
+ *              ulsm tracepoint        trace_tpb_two(i, tag), the probe
+ *                                       attached twice (&sev[0], &sev[1]):
+ *                                       the iterator's slots
+ *              3 direct calls,        the same with three
+ *              ulsm tracepoint          (trace_tpb_three)
  *
  * With --lttng-enabled (bench/lttng/session.sh runs it inside an LTTng
  * snapshot session with tpbench:on enabled), one group: the direct call,
@@ -115,6 +122,8 @@
 DEFINE_TRACEPOINT(tpb_off, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DEFINE_TRACEPOINT(tpb_on, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DEFINE_TRACEPOINT(tpb_rec, TP_PROTO(long a, long b), TP_ARGS(a, b));
+DEFINE_TRACEPOINT(tpb_two, TP_PROTO(long a, long b), TP_ARGS(a, b));
+DEFINE_TRACEPOINT(tpb_three, TP_PROTO(long a, long b), TP_ARGS(a, b));
 
 /* What a probe saw: its calls and the last arguments. */
 struct hits {
@@ -124,6 +133,8 @@ struct hits {
 
 static struct hits off_hits;	/* the flag's probe: never called */
 static struct hits on_hits;	/* ulsm's probe and the direct call */
+static struct hits sev[3];	/* several probes, and the direct calls */
+static struct hits sev_before[3];
 
 static bench_probe void probe(void *data, long a, long b)
 {
@@ -308,6 +319,49 @@ static bench_loop void loop_direct(unsigned long n)
 	}
 }
 
+static bench_loop void loop_direct2(unsigned long n)
+{
+	long tag = run_tag;
+
+	for (unsigned long i = 0; i < n; i++) {
+		__asm__ volatile("");
+		probe(&sev[0], (long)i, tag);
+		probe(&sev[1], (long)i, tag);
+	}
+}
+
+static bench_loop void loop_ulsm2(unsigned long n)
+{
+	long tag = run_tag;
+
+	for (unsigned long i = 0; i < n; i++) {
+		__asm__ volatile("");
+		trace_tpb_two((long)i, tag);
+	}
+}
+
+static bench_loop void loop_direct3(unsigned long n)
+{
+	long tag = run_tag;
+
+	for (unsigned long i = 0; i < n; i++) {
+		__asm__ volatile("");
+		probe(&sev[0], (long)i, tag);
+		probe(&sev[1], (long)i, tag);
+		probe(&sev[2], (long)i, tag);
+	}
+}
+
+static bench_loop void loop_ulsm3(unsigned long n)
+{
+	long tag = run_tag;
+
+	for (unsigned long i = 0; i < n; i++) {
+		__asm__ volatile("");
+		trace_tpb_three((long)i, tag);
+	}
+}
+
 static bench_loop void loop_ulsm_on(unsigned long n)
 {
 	long tag = run_tag;
@@ -439,6 +493,7 @@ static int prepare_run(void)
 {
 	run_tag++;
 	hits_before = on_hits;
+	memcpy(sev_before, sev, sizeof(sev));
 	return 0;
 }
 
@@ -487,6 +542,34 @@ static int check_on(unsigned long iters)
 	}
 	probe_calls_checked += iters;
 	return 0;
+}
+
+/* Each of the first @k probes of the several: this run's calls, in full. */
+static int check_several(unsigned long iters, int k)
+{
+	char why[160];
+
+	for (int i = 0; i < k; i++)
+		if (sev[i].calls - sev_before[i].calls != iters ||
+		    sev[i].a != (long)iters - 1 || sev[i].b != run_tag) {
+			snprintf(why, sizeof(why), "probe %d called %lu times "
+				 "(want %lu), last (%ld, %ld) (want (%lu, "
+				 "%ld))", i, sev[i].calls - sev_before[i].calls,
+				 iters, sev[i].a, sev[i].b, iters - 1, run_tag);
+			return fail("several probes", why);
+		}
+	probe_calls_checked += iters * (unsigned long)k;
+	return 0;
+}
+
+static int check_two(unsigned long iters)
+{
+	return check_several(iters, 2);
+}
+
+static int check_three(unsigned long iters)
+{
+	return check_several(iters, 3);
 }
 
 /*
@@ -682,6 +765,7 @@ enum { E_EMPTY, E_FLAG, E_ULSM, E_LTTNG, E_COUNT };
 enum { O_DIRECT, O_ULSM, O_NOLOCK, O_LOCKED, O_CLOCK, O_COUNTER, O_REC,
        O_COUNT };
 enum { L_DIRECT, L_ULSM, L_CLOCK, L_REC, L_LTTNG, L_COUNT };
+enum { S_DIRECT2, S_ULSM2, S_DIRECT3, S_ULSM3, S_COUNT };
 
 static struct bench_cand off_c[E_COUNT] = {
 	[E_EMPTY] = { .name = "empty loop", .run = loop_empty,
@@ -734,6 +818,17 @@ static struct bench_cand on_c[O_COUNT] = {
 		    .prepare = prepare_run, .check = check_rec },
 };
 
+static struct bench_cand several_c[S_COUNT] = {
+	[S_DIRECT2] = { .name = "2 direct calls (limit)", .run = loop_direct2,
+			.prepare = prepare_run, .check = check_two },
+	[S_ULSM2] = { .name = "ulsm tracepoint, 2 probes", .run = loop_ulsm2,
+		      .prepare = prepare_run, .check = check_two },
+	[S_DIRECT3] = { .name = "3 direct calls (limit)", .run = loop_direct3,
+			.prepare = prepare_run, .check = check_three },
+	[S_ULSM3] = { .name = "ulsm tracepoint, 3 probes", .run = loop_ulsm3,
+		      .prepare = prepare_run, .check = check_three },
+};
+
 static struct bench_cand lttng_c[L_COUNT] = {
 	[L_DIRECT] = { .name = "direct call (limit)", .run = loop_direct,
 		       .prepare = prepare_run, .check = check_on },
@@ -776,6 +871,10 @@ static struct group g_cold = {
 static struct group g_on = {
 	"on", "on, one probe (a counting function)", on_c, O_COUNT, O_REC,
 	"x direct",
+};
+static struct group g_several = {
+	"several", "on, several probes (the iterator's slots: a static call "
+	"each)", several_c, S_COUNT, S_ULSM3, "x 2 direct",
 };
 static struct group g_lttng = {
 	"lttng_enabled", "enabled, in an LTTng snapshot session", lttng_c,
@@ -829,7 +928,7 @@ struct target {
 	char detail[200];
 };
 
-enum { T_OFF, T_COLD, T_ON, T_ON_SAFE, T_REC, T_COUNT };
+enum { T_OFF, T_COLD, T_ON, T_ON_SAFE, T_SEVERAL, T_REC, T_COUNT };
 static struct target targets[T_COUNT] = {
 	[T_OFF] = { "a disabled tracepoint <= 1.01x the empty loop",
 		    "off_le_1.01x_empty" },
@@ -840,6 +939,9 @@ static struct target targets[T_COUNT] = {
 	/* issue 24's, with the read-side section for shared objects. */
 	[T_ON_SAFE] = { "enabled with one probe <= 1.25x a direct call",
 			"on_le_1.25x_direct" },
+	/* issue 24's: several probes through patched calls. */
+	[T_SEVERAL] = { "2 and 3 probes <= 1.25x as many direct calls",
+			"several_le_1.25x_direct" },
 	[T_REC] = { "the recorder <= 10 ns per event", "recorder_le_10ns" },
 };
 
@@ -895,6 +997,23 @@ static void judge(void)
 		targets[T_ON_SAFE].measured = true;
 		targets[T_ON_SAFE].met = r <= 1.25;
 		memcpy(targets[T_ON_SAFE].detail, t->detail, sizeof(t->detail));
+	}
+
+	t = &targets[T_SEVERAL];
+	t->measured = g_several.ran;
+	if (t->measured) {
+		double r2 = bench_ratio(several_c[S_ULSM2].median_ns,
+					several_c[S_DIRECT2].median_ns);
+		double r3 = bench_ratio(several_c[S_ULSM3].median_ns,
+					several_c[S_DIRECT3].median_ns);
+
+		t->met = r2 <= 1.25 && r3 <= 1.25;
+		snprintf(t->detail, sizeof(t->detail), "%.3fx (%.3f vs %.3f "
+			 "ns/it), %.3fx (%.3f vs %.3f)", r2,
+			 several_c[S_ULSM2].median_ns,
+			 several_c[S_DIRECT2].median_ns, r3,
+			 several_c[S_ULSM3].median_ns,
+			 several_c[S_DIRECT3].median_ns);
 	}
 
 	/* The whole hit: the site, the recorder's probe, its clock read. */
@@ -955,7 +1074,7 @@ static void json_group(FILE *f, const struct group *g, const char *sep)
 static int write_json(const char *path, int quick, bool lttng_mode,
 		      int sites, int direct)
 {
-	struct group *gs[4];
+	struct group *gs[5];
 	int n = 0;
 	FILE *f = bench_open(PROG, path);
 
@@ -968,6 +1087,7 @@ static int write_json(const char *path, int quick, bool lttng_mode,
 		if (g_cold.ran)
 			gs[n++] = &g_cold;
 		gs[n++] = &g_on;
+		gs[n++] = &g_several;
 	}
 	fprintf(f, "{\n  \"benchmark\": \"tracepoint\",\n  \"backend\": ");
 	bench_json_string(f, ulsm_backend());
@@ -1096,6 +1216,23 @@ static int setup_probes(void)
 			strerror(-ret), ulsm_last_error());
 		return ret;
 	}
+	for (int i = 0; !ret && i < 3; i++) {
+		if (i < 2)
+			ret = register_trace_tpb_two(probe, &sev[i]);
+		if (!ret)
+			ret = register_trace_tpb_three(probe, &sev[i]);
+	}
+	if (ret) {
+		fprintf(stderr, PROG ": several probes: %s (%s)\n",
+			strerror(-ret), ulsm_last_error());
+		return ret;
+	}
+	if (ULSM__TP(tpb_two).slotted != ULSM__TP(tpb_two).funcs ||
+	    ULSM__TP(tpb_three).slotted != ULSM__TP(tpb_three).funcs) {
+		fprintf(stderr, PROG ": several probes: the iterator's slots "
+			"are not in use\n");
+		return -EPROTO;
+	}
 	ret = ulsm_trace_enable("tpb_rec");
 	if (ret != 1) {
 		fprintf(stderr, PROG ": ulsm_trace_enable(\"tpb_rec\"): %d "
@@ -1216,6 +1353,8 @@ int main(int argc, char **argv)
 		goto out;
 	if (run_group(&g_on, rounds, target_ns))
 		goto out;
+	if (run_group(&g_several, rounds, target_ns))
+		goto out;
 
 	print_group(&g_off);
 	if (g_cold.ran) {
@@ -1241,6 +1380,11 @@ int main(int argc, char **argv)
 	       on_c[O_REC].median_ns - on_c[O_DIRECT].median_ns,
 	       on_c[O_REC].median_ns - on_c[O_ULSM].median_ns,
 	       on_c[O_CLOCK].median_ns, on_c[O_COUNTER].median_ns);
+	print_group(&g_several);
+	printf("  (3 probes: %.3fx 3 direct calls, %+.3f ns/it)\n",
+	       bench_ratio(several_c[S_ULSM3].median_ns,
+			   several_c[S_DIRECT3].median_ns),
+	       several_c[S_ULSM3].median_ns - several_c[S_DIRECT3].median_ns);
 	printf("\nLTTng enabled: %s\n", HAVE_LTTNG ? "measured in its own "
 	       "run, inside a session (bench/lttng/session.sh; make bench "
 	       "runs it)" : "not measured (LTTng-UST not installed)");

@@ -19,5 +19,7 @@
 DECLARE_TRACEPOINT(tpb_off, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DECLARE_TRACEPOINT(tpb_on, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DECLARE_TRACEPOINT(tpb_rec, TP_PROTO(long a, long b), TP_ARGS(a, b));
+DECLARE_TRACEPOINT(tpb_two, TP_PROTO(long a, long b), TP_ARGS(a, b));
+DECLARE_TRACEPOINT(tpb_three, TP_PROTO(long a, long b), TP_ARGS(a, b));
 
 #endif /* BENCH_TP_BENCH_H */

@@ -100,6 +100,32 @@ static const char *run_a(void)
 	return log_buf;
 }
 
+/* The iterator's slots: patched for tp_a's array, calling @want in turn. */
+static void slots_are(void *const *want, int n, const char *what)
+{
+	const struct static_call_key *k[ULSM_TP_SLOTS] = {
+		&STATIC_CALL_KEY(__tracepoint_slot_tp_a_0),
+		&STATIC_CALL_KEY(__tracepoint_slot_tp_a_1),
+		&STATIC_CALL_KEY(__tracepoint_slot_tp_a_2),
+		&STATIC_CALL_KEY(__tracepoint_slot_tp_a_3),
+	};
+	struct ulsm_tracepoint *tp = &__tracepoint_tp_a;
+	int good = tp->slotted && tp->slotted == tp->funcs, direct = 0;
+
+	for (int i = 0; good && i < n; i++) {
+		int d = -1;
+
+		good = k[i]->func == want[i];
+		ulsm_static_call_sites(k[i], &d);
+		direct += d >= 1;
+	}
+	ok(good, "%s: the iterator calls them through its slots", what);
+	/* The last slot has no call site: the iterator tail-calls it. */
+	if (strcmp(ulsm_backend(), "x86_64") == 0)
+		is_int(direct, n < ULSM_TP_SLOTS ? n : ULSM_TP_SLOTS - 1,
+		       "  x86-64: the slots' sites call their probes directly");
+}
+
 static void one_and_several(void)
 {
 	int direct = -1;
@@ -115,14 +141,29 @@ static void one_and_several(void)
 	if (strcmp(ulsm_backend(), "x86_64") == 0)
 		ok(direct >= 1, "x86-64: the site calls p1 directly (%d)", direct);
 	is_int(register_trace_tp_a(p2, &d2), 0, "attach p2");
+	slots_are((void *[]){ (void *)p1, (void *)p2 }, 2, "two probes");
 	is_int(register_trace_tp_a(p3, &d3), 0, "attach p3");
 	is_string(run_a(), "123", "three probes in attach order");
+	slots_are((void *[]){ (void *)p1, (void *)p2, (void *)p3 }, 3,
+		  "three probes");
 	is_int(register_trace_tp_a(p2, &d2), -EEXIST, "p2 again: -EEXIST");
 	is_int(register_trace_tp_a(p2, &d1), 0, "p2 with other data is another probe");
 	is_string(run_a(), "1232", "four");
+	slots_are((void *[]){ (void *)p1, (void *)p2, (void *)p3, (void *)p2 },
+		  4, "four probes");
+	sum = 0;
+	is_int(register_trace_tp_a(q1, &d1), 0, "a fifth, q1");
+	is_string(run_a(), "1232", "five: the four in order");
+	is_int((int)sum, 5 * 3, "  and q1");
+	ok(!__tracepoint_tp_a.slotted, "five, more than its slots: the "
+	   "iterator calls them through pointers");
+	is_int(unregister_trace_tp_a(q1, &d1), 0, "detach q1");
+	slots_are((void *[]){ (void *)p1, (void *)p2, (void *)p3, (void *)p2 },
+		  4, "four again");
 	is_int(unregister_trace_tp_a(p2, &d1), 0, "detach it");
 	is_int(unregister_trace_tp_a(p2, &d2), 0, "detach p2 (the middle)");
 	is_string(run_a(), "13", "p1 p3 left, in order");
+	slots_are((void *[]){ (void *)p1, (void *)p3 }, 2, "p1 and p3");
 	is_int(unregister_trace_tp_a(p1, &d1), 0, "detach p1");
 	is_string(run_a(), "3", "p3 alone");
 	ok(static_call_query(__tracepoint_call_tp_a) == p3,

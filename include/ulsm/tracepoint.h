@@ -90,6 +90,13 @@ struct ulsm_tp_funcs {
 };
 
 /*
+ * How many probes the iterator calls through static calls of their own
+ * (its slots), each patched to a direct call of its probe as the site's
+ * is; with more, it calls them through pointers.
+ */
+#define ULSM_TP_SLOTS		4
+
+/*
  * A tracepoint (made by DEFINE_TRACEPOINT).
  * @key:     on while a probe is attached
  * @call:    the static call the site makes: NULL, the single probe, or
@@ -97,6 +104,9 @@ struct ulsm_tp_funcs {
  * @data:    the single probe's data, which the site passes
  * @funcs:   every probe, in the order of attachment (read by @iter)
  * @record:  the recorder's probe for this prototype
+ * @slot_call, @slot_tramp: @iter's static calls, one per probe
+ * @slotted: the array whose probes the slots call (NULL: none; @iter
+ *           then calls through pointers)
  */
 struct ulsm_tracepoint {
 	const char *name;
@@ -109,6 +119,9 @@ struct ulsm_tracepoint {
 	void *record;
 	void *data;
 	struct ulsm_tp_funcs *funcs;
+	struct static_call_key *slot_call[ULSM_TP_SLOTS];
+	void *slot_tramp[ULSM_TP_SLOTS];
+	struct ulsm_tp_funcs *slotted;	/* the library's */
 	unsigned int id;		/* the library's: for the recorder */
 	unsigned int gen;		/* the library's: changes of @funcs */
 	bool was_on;			/* the library's: a probe was attached */
@@ -253,6 +266,7 @@ ULSM__EXTERN_C_END
 #define ULSM__TP_KEY(name)	__tracepoint_key_##name
 #define ULSM__TP_CALL(name)	__tracepoint_call_##name
 #define ULSM__TP_FN(name)	__tracepoint_fn_##name
+#define ULSM__TP_SLOT(name, i)	__tracepoint_slot_##name##_##i
 
 /*
  * The call: on a patching back end the site's own call is patched (a NULL
@@ -262,8 +276,10 @@ ULSM__EXTERN_C_END
  */
 #ifdef ULSM__ARCH_HAS_SC_TRAMP
 # define ULSM__TP_CALL_SITE(call, ...)	static_call_inline(call, __VA_ARGS__)
+# define ULSM__TP_TAIL_SITE(call, ...)	static_call(call)(__VA_ARGS__)
 #else
 # define ULSM__TP_CALL_SITE(call, ...)	static_call_cond(call)(__VA_ARGS__)
+# define ULSM__TP_TAIL_SITE(call, ...)	static_call_cond(call)(__VA_ARGS__)
 #endif
 
 /*
@@ -304,22 +320,62 @@ ULSM__EXTERN_C_END
 	}
 
 /*
+ * One slot of the iterator: a static call of the slot's probe, with its
+ * data from the array the slots were patched for (src/trace/tracepoint.c).
+ */
+#define ULSM__TP_SLOT_CALL(NAME, i, ...)				\
+	ULSM__TP_CALL_SITE(ULSM__TP_SLOT(NAME, i),			\
+			   ulsm__f->probes[i].data, __VA_ARGS__)
+/* The last slot: a tail call (through the slot's trampoline). */
+#define ULSM__TP_SLOT_TAIL(NAME, i, ...)				\
+	ULSM__TP_TAIL_SITE(ULSM__TP_SLOT(NAME, i),			\
+			   ulsm__f->probes[i].data, __VA_ARGS__)
+
+/*
  * The tracepoint itself: its key, its static call, the iterator over
- * several probes, the recorder's probe, and the constructor that makes it
- * known (and the destructor, for an object that is unloaded).
+ * several probes (its slots, while they are patched for the array it
+ * reads; else through pointers), the recorder's probe, and the
+ * constructor that makes it known (and the destructor, for an object
+ * that is unloaded).
  */
 #define DEFINE_TRACEPOINT(NAME, PROTO, ARGS)				\
 	struct static_key_false ULSM__TP_KEY(NAME) = STATIC_KEY_FALSE_INIT; \
 	DEFINE_STATIC_CALL_NULL(ULSM__TP_CALL(NAME), ULSM__TP_FN(NAME)); \
+	DEFINE_STATIC_CALL_NULL(ULSM__TP_SLOT(NAME, 0), ULSM__TP_FN(NAME)); \
+	DEFINE_STATIC_CALL_NULL(ULSM__TP_SLOT(NAME, 1), ULSM__TP_FN(NAME)); \
+	DEFINE_STATIC_CALL_NULL(ULSM__TP_SLOT(NAME, 2), ULSM__TP_FN(NAME)); \
+	DEFINE_STATIC_CALL_NULL(ULSM__TP_SLOT(NAME, 3), ULSM__TP_FN(NAME)); \
+	__attribute__((noinline, cold)) static void			\
+	__traceptrs_##NAME(struct ulsm_tp_funcs *ulsm__f, PROTO)	\
+	{								\
+		for (int ulsm__i = 0; ulsm__f && ulsm__i < ulsm__f->n;	\
+		     ulsm__i++)						\
+			((ULSM__TP_FN(NAME) *)ulsm__f->probes[ulsm__i].func)( \
+				ulsm__f->probes[ulsm__i].data, ARGS);	\
+	}								\
 	static void __traceiter_##NAME(void *ulsm__data, PROTO)		\
 	{								\
 		struct ulsm_tp_funcs *ulsm__f = __atomic_load_n(	\
 			&ULSM__TP(NAME).funcs, __ATOMIC_ACQUIRE);	\
 		(void)ulsm__data;					\
-		for (int ulsm__i = 0; ulsm__f && ulsm__i < ulsm__f->n;	\
-		     ulsm__i++)						\
-			((ULSM__TP_FN(NAME) *)ulsm__f->probes[ulsm__i].func)( \
-				ulsm__f->probes[ulsm__i].data, ARGS);	\
+		if (__builtin_expect(!ulsm__f || ulsm__f !=		\
+				     __atomic_load_n(&ULSM__TP(NAME).slotted, \
+						     __ATOMIC_ACQUIRE), 0)) { \
+			__traceptrs_##NAME(ulsm__f, ARGS);		\
+			return;						\
+		}							\
+		ULSM__TP_SLOT_CALL(NAME, 0, ARGS);			\
+		if (ulsm__f->n == 2) {					\
+			ULSM__TP_SLOT_TAIL(NAME, 1, ARGS);		\
+			return;						\
+		}							\
+		ULSM__TP_SLOT_CALL(NAME, 1, ARGS);			\
+		if (ulsm__f->n == 3) {					\
+			ULSM__TP_SLOT_TAIL(NAME, 2, ARGS);		\
+			return;						\
+		}							\
+		ULSM__TP_SLOT_CALL(NAME, 2, ARGS);			\
+		ULSM__TP_SLOT_TAIL(NAME, 3, ARGS);			\
 	}								\
 	static void __tracerec_##NAME(void *ulsm__data, PROTO)		\
 	{								\
@@ -345,6 +401,18 @@ ULSM__EXTERN_C_END
 		.call = &STATIC_CALL_KEY(ULSM__TP_CALL(NAME)),		\
 		.tramp = STATIC_CALL_TRAMP_ADDR(ULSM__TP_CALL(NAME)),	\
 		.iter = (void *)(uintptr_t)__traceiter_##NAME,		\
+		.slot_call = {						\
+			&STATIC_CALL_KEY(ULSM__TP_SLOT(NAME, 0)),	\
+			&STATIC_CALL_KEY(ULSM__TP_SLOT(NAME, 1)),	\
+			&STATIC_CALL_KEY(ULSM__TP_SLOT(NAME, 2)),	\
+			&STATIC_CALL_KEY(ULSM__TP_SLOT(NAME, 3)),	\
+		},							\
+		.slot_tramp = {						\
+			STATIC_CALL_TRAMP_ADDR(ULSM__TP_SLOT(NAME, 0)),	\
+			STATIC_CALL_TRAMP_ADDR(ULSM__TP_SLOT(NAME, 1)),	\
+			STATIC_CALL_TRAMP_ADDR(ULSM__TP_SLOT(NAME, 2)),	\
+			STATIC_CALL_TRAMP_ADDR(ULSM__TP_SLOT(NAME, 3)),	\
+		},							\
 		.record = (void *)(uintptr_t)__tracerec_##NAME,		\
 	};								\
 	__attribute__((constructor)) static void __tpadd_##NAME(void)	\

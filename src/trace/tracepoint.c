@@ -10,7 +10,9 @@
  *   one (p)     key on, call p, data p's; or, for one grace period after
  *               the change that left p alone, call the iterator
  *   several     key on, call the iterator, which walks funcs (the data is
- *               ignored)
+ *               ignored): through its slots, static calls patched to the
+ *               probes of the array in slotted, if that is the array it
+ *               read; else through pointers
  *
  * funcs, a new array at each change, always lists every probe. The site
  * loads the data and then calls, so a thread may pair an old data with a
@@ -37,6 +39,16 @@
  * began before the last few changes may still read it (a freed one, reused
  * for another array, once paired a probe with another's data under the
  * stress test).
+ *
+ * The slots (2 to ULSM_TP_SLOTS probes) follow the same rule: every change
+ * sets slotted to NULL before it publishes its array, so an iterator that
+ * reads the new array calls through pointers; after the grace period
+ * that follows (no iterator still runs the slots for an older array), if
+ * the tracepoint is unchanged, one update patches the slots for the
+ * array, and then slotted is set to it. A failed update leaves the
+ * pointers: right, slower. A tracepoint that was never on has no reader
+ * that could run its slots: its first array (globs attached as its object
+ * loads) gets them in the change's own update.
  *
  * A detach returns after the grace period that follows the probe's
  * unpublication: no thread is inside it any more. Probes attached by glob
@@ -97,6 +109,7 @@ struct change {
 	uint32_t id;			/* tp's id and gen after the change */
 	unsigned int gen;
 	bool promote;			/* one probe, on the iterator */
+	bool slots;			/* 2+ probes: the slots, after */
 	bool settled;			/* 0 -> 1 may call directly */
 };
 
@@ -200,6 +213,21 @@ static void publish(struct ulsm_tracepoint *tp, struct ulsm_tp_funcs *f)
 	__atomic_store_n(&tp->funcs, f, __ATOMIC_RELEASE);
 }
 
+/* Whether @f's probes fit the iterator's slots. */
+static bool fits_slots(const struct ulsm_tp_funcs *f)
+{
+	return f && f->n >= 2 && f->n <= ULSM_TP_SLOTS;
+}
+
+/* Aim @tp's slots at @f's probes, in @u. */
+static void aim_slots(struct ulsm_update *u, struct ulsm_tracepoint *tp,
+		      const struct ulsm_tp_funcs *f)
+{
+	for (int i = 0; i < f->n; i++)
+		ulsm_update_call(u, tp->slot_call[i], tp->slot_tramp[i],
+				 f->probes[i].func);
+}
+
 /*
  * Make the @n planned changes, under the lock: the data each site is to
  * pass, one update for every key and call that changes (a thousand
@@ -225,6 +253,12 @@ static int apply(struct change *c, int n)
 					     __ATOMIC_RELAXED);
 
 		c[i].old_data = __atomic_load_n(&tp->data, __ATOMIC_RELAXED);
+		/* Never on: no iterator ran its slots, aimed now. */
+		c[i].slots = fits_slots(c[i].nf);
+		if (c[i].slots && !tp->was_on) {
+			aim_slots(u, tp, c[i].nf);
+			c[i].slots = false;
+		}
 		/*
 		 * The data changes only where the site's call ignores it: off
 		 * (0 -> 1), or the iterator (2+ -> 1).
@@ -261,6 +295,10 @@ static int apply(struct change *c, int n)
 	for (int i = 0; i < n; i++) {
 		struct ulsm_tracepoint *tp = c[i].tp;
 
+		/* Before the array: an iterator that reads it sees this. */
+		__atomic_store_n(&tp->slotted, fits_slots(c[i].nf) &&
+				 !c[i].slots ? c[i].nf : NULL,
+				 __ATOMIC_RELAXED);
 		publish(tp, c[i].nf);
 		tp->was_on = tp->was_on || c[i].nf;
 		c[i].id = tp->id;
@@ -287,10 +325,11 @@ static bool unchanged(const struct change *c, unsigned long removals_then)
 }
 
 /*
- * After the lock: the grace period (if @wait, or if an old array or a
- * direct call waits for it), then the frees and the direct calls.
+ * After the lock: the grace period (if @wait, or if an old array, a
+ * direct call or the slots wait for it), then the frees, the direct calls
+ * and the slots, in one update.
  * Return: 0, or the error of the grace period (the old arrays are kept,
- * the iterators stay).
+ * the iterators stay, through pointers).
  */
 static int finish(struct change *c, int n, unsigned long removals_then,
 		  bool wait)
@@ -301,7 +340,7 @@ static int finish(struct change *c, int n, unsigned long removals_then,
 
 	for (int i = 0; i < n; i++) {
 		wait = wait || c[i].old;
-		promote = promote || c[i].promote;
+		promote = promote || c[i].promote || c[i].slots;
 	}
 	if (!wait && !promote)
 		return 0;
@@ -316,12 +355,22 @@ static int finish(struct change *c, int n, unsigned long removals_then,
 	if (!u)
 		return 0;	/* the iterators stay */
 	pthread_mutex_lock(&trace_lock);
-	for (int i = 0; i < n; i++)
-		if (c[i].promote && unchanged(&c[i], removals_then))
+	for (int i = 0; i < n; i++) {
+		c[i].slots = c[i].slots && unchanged(&c[i], removals_then);
+		if (c[i].slots)
+			aim_slots(u, c[i].tp, c[i].nf);
+		else if (c[i].promote && unchanged(&c[i], removals_then))
 			ulsm_update_call(u, c[i].tp->call, c[i].tp->tramp,
 					 c[i].nf->probes[0].func);
-	if (ulsm_update_count(u) && ulsm_update_commit(u))
+	}
+	if (ulsm_update_count(u) && ulsm_update_commit(u)) {
 		ulsm_clear_error();	/* the iterators stay */
+	} else {
+		for (int i = 0; i < n; i++)
+			if (c[i].slots)
+				__atomic_store_n(&c[i].tp->slotted, c[i].nf,
+						 __ATOMIC_RELEASE);
+	}
 	pthread_mutex_unlock(&trace_lock);
 	ulsm_update_free(u);
 	return 0;
