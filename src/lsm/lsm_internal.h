@@ -209,9 +209,18 @@ struct ulsm_lsm_pins {
 	struct lsm_info **late;		/* up with no hold: pinned after */
 	size_t nlate, cap;
 };
+/*
+ * Without the framework's lock: hold the objects that hold @addrs, one
+ * reference per object, into @h (room for @n); how many entries it
+ * filled. An object the dynamic linker will not hold gets an entry that
+ * holds and covers nothing (said, with @refused, unless NULL).
+ */
+size_t ulsm_lsm_hold_objects(struct ulsm_hook_set *set, struct ulsm_hold *h,
+			     const void *const *addrs, size_t n,
+			     const char *refused);
 /* Before the lock: hold the objects of @mods; 0 or -ENOMEM (none held). */
 int ulsm_lsm_pins_hold(struct ulsm_hook_set *set, struct ulsm_lsm_pins *p,
-		       struct lsm_info *const *mods, size_t n);
+		       const void *const *mods, size_t n);
 /* Room for @n modules that came up with no hold: 0 or -ENOMEM. */
 int ulsm_lsm_pins_room(struct ulsm_hook_set *set, struct ulsm_lsm_pins *p,
 		       size_t n);

@@ -543,7 +543,7 @@ static int lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
 				  "a set and a name");
 	ulsm_config_init();
 	/* Its object, held before the lock (src/lsm/pin.c). */
-	if (ulsm_lsm_pins_hold(set, &pins, &info, 1) ||
+	if (ulsm_lsm_pins_hold(set, &pins, (const void *[]){ info }, 1) ||
 	    ulsm_lsm_pins_room(set, &pins, 1)) {
 		ulsm_lsm_pins_finish(set, &pins);
 		return ulsm_error(-ENOMEM, "module %s: no memory to register "
@@ -618,7 +618,7 @@ ULSM_API int ulsm__lsm_register(struct lsm_info *info,
 static int hold_registered(struct ulsm_hook_set *set,
 			   struct ulsm_lsm_pins *pins)
 {
-	struct lsm_info **at = NULL;
+	const void **at = NULL;
 	struct ulsm_lsm_state *st;
 	size_t n = 0;
 	int ret = 0;

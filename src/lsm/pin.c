@@ -24,8 +24,33 @@
 
 #include "lsm_internal.h"
 
+size_t ulsm_lsm_hold_objects(struct ulsm_hook_set *set, struct ulsm_hold *h,
+			     const void *const *addrs, size_t n,
+			     const char *refused)
+{
+	size_t held = 0;
+
+	/* A module's lsm_info is in its object: no need to read it. */
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+
+		while (j < held && !ulsm_loaded_holds(&h[j], addrs[i]))
+			j++;
+		if (j < held)
+			continue;
+		if (ulsm_loaded_hold(addrs[i], &h[held])) {
+			h[held].obj.nsegs = 0;
+			if (refused)
+				ulsm_report("set %s: %s: %s", set->name,
+					    ulsm_last_error(), refused);
+		}
+		held++;
+	}
+	return held;
+}
+
 int ulsm_lsm_pins_hold(struct ulsm_hook_set *set, struct ulsm_lsm_pins *p,
-		       struct lsm_info *const *mods, size_t n)
+		       const void *const *mods, size_t n)
 {
 	memset(p, 0, sizeof(*p));
 	if (set->unloadable || !n)
@@ -39,19 +64,8 @@ int ulsm_lsm_pins_hold(struct ulsm_hook_set *set, struct ulsm_lsm_pins *p,
 		p->keep = NULL;
 		return -ENOMEM;
 	}
-	/* A module's lsm_info is in its object: one reference per object. */
-	for (size_t i = 0; i < n; i++) {
-		size_t j = 0;
-
-		while (j < p->n && !ulsm_loaded_holds(&p->h[j], mods[i]))
-			j++;
-		if (j < p->n)
-			continue;
-		/* Refused: not held; pinned after the lock, which says why. */
-		if (ulsm_loaded_hold(mods[i], &p->h[p->n]))
-			p->h[p->n].obj.nsegs = 0;
-		p->n++;
-	}
+	/* Refused: not held; pinned after the lock, which says why. */
+	p->n = ulsm_lsm_hold_objects(set, p->h, mods, n, NULL);
 	return 0;
 }
 

@@ -273,22 +273,9 @@ static int hold_modules(struct ulsm_hook_set *set, struct holds *hs)
 	hs->h = ulsm_calloc(n, sizeof(*hs->h));
 	hs->moved = ulsm_calloc((size_t)set->nhooks * set->slots + 1,
 				sizeof(*hs->moved));
-	/*
-	 * A module's lsm_info is in its object: no need to read it. One
-	 * reference per object, however many modules it holds.
-	 */
-	for (size_t i = 0; hs->h && hs->moved && i < n; i++) {
-		size_t j = 0;
-
-		while (j < hs->n && !ulsm_loaded_holds(&hs->h[j], at[i]))
-			j++;
-		if (j < hs->n)
-			continue;
-		if (ulsm_loaded_hold(at[i], &hs->h[hs->n]))
-			ulsm_report("set %s: sealing: %s; its module keeps its "
-				    "guards", set->name, ulsm_last_error());
-		hs->n++;
-	}
+	if (hs->h && hs->moved)
+		hs->n = ulsm_lsm_hold_objects(set, hs->h, at, n, "sealing: "
+					      "its module keeps its guards");
 	ulsm_free(at);
 	if (hs->h && hs->moved)
 		return 0;
