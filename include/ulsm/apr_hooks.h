@@ -83,6 +83,10 @@ ULSM__EXTERN_C_BEGIN
  *           without saving registers, as a compiler would
  * @tail:    tail[i] on: no function from slot i on (the walk ends there)
  * @calls:   the slots' static calls, and @tramps their trampolines
+ * @run:     where a RUN_FIRST or VOID run function jumps after its check
+ *           (ULSM__ARCH_TAIL_SITE, C): the one function when exactly one
+ *           is registered, else @run_walk, the function of the slots;
+ *           @run_tramp its trampoline. NULL elsewhere: @single does it
  */
 struct ulsm_apr_hook {
 	const char *name;
@@ -93,6 +97,9 @@ struct ulsm_apr_hook {
 	struct static_key_false *tail;
 	struct static_call_key *calls;
 	void *const *tramps;
+	struct static_call_key *run;
+	void *run_tramp;
+	void *run_walk;
 	int nslots;
 	int filled;		/* the library's: slots in use */
 	struct ulsm_apr_hook *next;
@@ -152,11 +159,45 @@ ULSM__EXTERN_C_END
 	STATIC_CALL_TRAMP_ADDR(ULSM__APR_SC(ns, name, i)),
 
 /*
+ * The run call of a RUN_FIRST or VOID hook, where the back end has tail
+ * sites (C only: C++ has no naked functions everywhere, and its
+ * trampolines start as "ret"): its key, aimed at the slots function (the
+ * trampoline is compiled to jump there, so the run function works before
+ * any patching, and when none can be done), and the key's reference for
+ * the tail site's record.
+ */
+#if defined(ULSM__ARCH_TAIL_SITE) && !defined(__cplusplus)
+# define ULSM__APR_TAIL	1
+#endif
+#define ULSM__APR_RUN_SC(ns, name)	ulsm_apr__##ns##__##name##_run
+#define ULSM__APR_RUN_0(ns, name)	NULL, NULL, NULL
+#ifdef ULSM__APR_TAIL
+# define ULSM__APR_RUN_DEF_0(ns, name)
+# define ULSM__APR_RUN_DEF_1(ns, name)					\
+	static ns##_HOOK_##name##_t ULSM__APR_SLOTS_FN(ns, name);	\
+	static struct static_call_key ULSM__APR_P(ns, name, run) =	\
+		{ (void *)&ULSM__APR_SLOTS_FN(ns, name), 0 };		\
+	ULSM_DEFINE_STATIC_CALL_KEYED(ULSM__APR_RUN_SC(ns, name),	\
+		ULSM__APR_SLOTS_FN(ns, name), &ULSM__APR_P(ns, name, run)); \
+	static const void *const ULSM__APR_P(ns, name, run_ref)		\
+		__attribute__((used)) = &ULSM__APR_P(ns, name, run);
+# define ULSM__APR_RUN_1(ns, name)					\
+	&ULSM__APR_P(ns, name, run),					\
+	STATIC_CALL_TRAMP_ADDR(ULSM__APR_RUN_SC(ns, name)),		\
+	(void *)&ULSM__APR_SLOTS_FN(ns, name)
+#else
+# define ULSM__APR_RUN_DEF_0(ns, name)
+# define ULSM__APR_RUN_DEF_1(ns, name)
+# define ULSM__APR_RUN_1(ns, name)	ULSM__APR_RUN_0(ns, name)
+#endif
+
+/*
  * The keys, the calls and the descriptor; a constructor and a destructor
  * tell the library that the unit came and goes (a module's shared object
- * may define hooks, and be unloaded).
+ * may define hooks, and be unloaded). @run: 1 for a RUN_FIRST or VOID
+ * hook (its run call, ULSM__APR_TAIL), 0 otherwise.
  */
-#define ULSM__APR_DEFINE(ns, name)					\
+#define ULSM__APR_DEFINE(ns, name, run)					\
 	static struct static_key_false ULSM__APR_P(ns, name, direct) =	\
 		STATIC_KEY_FALSE_INIT;					\
 	static struct static_key_false ULSM__APR_P(ns, name, single) =	\
@@ -171,6 +212,7 @@ ULSM__EXTERN_C_END
 	static void *const ULSM__APR_P(ns, name, tramps)[ULSM_APR_SLOTS] = { \
 		UNROLL(ULSM_APR_SLOTS, ULSM__APR_TRAMP, ns, name)	\
 	};								\
+	ULSM__APR_RUN_DEF_##run(ns, name)				\
 	static struct ulsm_apr_hook ULSM__APR_P(ns, name, hook) = {	\
 		#name, &_hooks.link_##name, NULL,			\
 		&ULSM__APR_P(ns, name, direct),				\
@@ -178,6 +220,7 @@ ULSM__EXTERN_C_END
 		ULSM__APR_P(ns, name, tail),				\
 		ULSM__APR_P(ns, name, calls),				\
 		ULSM__APR_P(ns, name, tramps),				\
+		ULSM__APR_RUN_##run(ns, name),				\
 		ULSM_APR_SLOTS, -1, NULL				\
 	};								\
 	__attribute__((constructor)) static void			\
@@ -304,9 +347,34 @@ ULSM__APR_APR_FN(ns, name) args_decl					\
 
 /* --- APR's macros ------------------------------------------------------ */
 
+/*
+ * A RUN_FIRST or VOID run function where the back end has tail sites: a
+ * naked function whose head (ULSM__ARCH_TAIL_HEAD) checks the array as
+ * ULSM__APR_STALE does, then jumps through the run call's tail site with
+ * the caller's arguments untouched: to the one function registered (a
+ * direct jump once patched, as a compiler's tail call), or to the slots
+ * function. Naked: its parameters are never named, hence the pragma.
+ */
+#ifdef ULSM__APR_TAIL
+# define ULSM__APR_TAIL_RUN(ns, link, ret, name, args_decl)		\
+_Pragma("GCC diagnostic push")						\
+_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")		\
+link##_DECLARE(ret) __attribute__((naked)) ns##_run_##name args_decl	\
+{									\
+	ULSM__ARCH_TAIL_HEAD(&_hooks.link_##name,			\
+			     &ULSM__APR_P(ns, name, hook).from,		\
+			     ULSM__APR_APR_FN(ns, name),		\
+			     &ULSM__SC_LOCAL(ULSM__APR_RUN_SC(ns, name)), \
+			     &ULSM__APR_P(ns, name, run_ref));		\
+}									\
+_Pragma("GCC diagnostic pop")
+#endif
+
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_BASE
 #define APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)			\
-ULSM__APR_DEFINE(ns, name)						\
+	ULSM__APR_BASE(ns, link, name, 0)
+#define ULSM__APR_BASE(ns,link,name,run)				\
+ULSM__APR_DEFINE(ns, name, run)						\
 link##_DECLARE(void) ns##_hook_##name(ns##_HOOK_##name##_t *pf,	\
 				      const char * const *aszPre,	\
 				      const char * const *aszSucc,	\
@@ -336,7 +404,7 @@ APR_IMPLEMENT_HOOK_GET_PROTO(ns,link,name)				\
 
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_VOID
 #define APR_IMPLEMENT_EXTERNAL_HOOK_VOID(ns,link,name,args_decl,args_use) \
-APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
+ULSM__APR_BASE(ns, link, name, 1)					\
 ULSM__APR_APR_WALK(ns, name, void, args_decl,				\
 		   pHook[n].pFunc args_use, return)			\
 __attribute__((noinline)) static void					\
@@ -348,6 +416,13 @@ ULSM__APR_SLOTS_FN(ns, name) args_decl					\
 ulsm__apr_end:								\
 	return;								\
 }									\
+ULSM__APR_VOID_RUN(ns, link, name, args_decl, args_use)
+
+#ifdef ULSM__APR_TAIL
+# define ULSM__APR_VOID_RUN(ns, link, name, args_decl, args_use)	\
+	ULSM__APR_TAIL_RUN(ns, link, void, name, args_decl)
+#else
+# define ULSM__APR_VOID_RUN(ns, link, name, args_decl, args_use)	\
 link##_DECLARE(void) ns##_run_##name args_decl				\
 {									\
 	if (ULSM__APR_STALE(ns, name)) {				\
@@ -360,6 +435,7 @@ link##_DECLARE(void) ns##_run_##name args_decl				\
 	}								\
 	ULSM__APR_SLOTS_FN(ns, name) args_use;				\
 }
+#endif
 
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL
 #define APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL(ns,link,ret,name,args_decl,args_use,ok,decline) \
@@ -397,7 +473,7 @@ link##_DECLARE(ret) ns##_run_##name args_decl				\
 
 #undef APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST
 #define APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST(ns,link,ret,name,args_decl,args_use,decline) \
-APR_IMPLEMENT_EXTERNAL_HOOK_BASE(ns,link,name)				\
+ULSM__APR_BASE(ns, link, name, 1)					\
 ULSM__APR_APR_WALK(ns, name, ret, args_decl,				\
 		   ret rv = pHook[n].pFunc args_use;			\
 		   if (rv != decline)					\
@@ -417,6 +493,13 @@ ULSM__APR_SLOTS_FN(ns, name) args_decl					\
 ulsm__apr_end:								\
 	return decline;							\
 }									\
+ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use)
+
+#ifdef ULSM__APR_TAIL
+# define ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use)	\
+	ULSM__APR_TAIL_RUN(ns, link, ret, name, args_decl)
+#else
+# define ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use)	\
 link##_DECLARE(ret) ns##_run_##name args_decl				\
 {									\
 	if (ULSM__APR_STALE(ns, name))					\
@@ -424,6 +507,7 @@ link##_DECLARE(ret) ns##_run_##name args_decl				\
 	ULSM__APR_SINGLE(ns, name, args_use)				\
 	return ULSM__APR_SLOTS_FN(ns, name) args_use;			\
 }
+#endif
 
 #endif /* !APR_HOOK_PROBES_ENABLED */
 

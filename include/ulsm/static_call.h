@@ -195,15 +195,24 @@ ULSM__EXTERN_C_END
  * variable of its own. Call it with ulsm_static_call_keyed(name, keyp),
  * update it with __static_call_update(keyp, STATIC_CALL_TRAMP_ADDR(name), f).
  */
-#define ULSM_DEFINE_STATIC_CALL_NULL_KEYED(name, func, keyp)		\
+#define ULSM__SC_DEFINE_KEYED(name, func, keyp, tramp_asm)		\
 	ULSM__EXTERN __typeof__(func) STATIC_CALL_TRAMP(name);		\
 	ULSM__EXTERN __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN; \
-	ULSM__ARCH_SC_TRAMP_NULL(name);					\
+	tramp_asm;							\
 	__attribute__((used, section("ulsm_call_table"), aligned(8)))	\
 	static struct ulsm_call_entry ULSM__SC_ENTRY(name)		\
 		ULSM__SC_ENTRY_ASM(name) = {				\
 		(keyp), (void *)&ULSM__SC_LOCAL(name)			\
 	}
+#define ULSM_DEFINE_STATIC_CALL_NULL_KEYED(name, func, keyp)		\
+	ULSM__SC_DEFINE_KEYED(name, func, keyp, ULSM__ARCH_SC_TRAMP_NULL(name))
+/*
+ * The same, calling @func until it is updated: *@keyp must be
+ * initialised to { (void *)&func } (the trampoline is compiled to jump to
+ * @func, and the key must say so).
+ */
+#define ULSM_DEFINE_STATIC_CALL_KEYED(name, func, keyp)			\
+	ULSM__SC_DEFINE_KEYED(name, func, keyp, ULSM__ARCH_SC_TRAMP(name, func))
 #define ulsm_static_call_keyed(name, keyp)	(STATIC_CALL_TRAMP(name))
 
 #define static_call(name)		(STATIC_CALL_TRAMP(name))
@@ -272,6 +281,8 @@ ULSM__EXTERN_C_END
 #define static_call_inline(name, ...)	(static_call(name)(__VA_ARGS__))
 
 #define ULSM_DEFINE_STATIC_CALL_NULL_KEYED(name, func, keyp)		\
+	ULSM__EXTERN __typeof__(func) STATIC_CALL_TRAMP(name)
+#define ULSM_DEFINE_STATIC_CALL_KEYED(name, func, keyp)			\
 	ULSM__EXTERN __typeof__(func) STATIC_CALL_TRAMP(name)
 /*
  * Acquire: the hook framework stores a slot's target before it enables the

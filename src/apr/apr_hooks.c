@@ -14,6 +14,9 @@
  *     there; the keys after it are never reached);
  *   - the single key: on when the array holds exactly one function
  *     (RUN_FIRST and VOID hooks jump to it);
+ *   - the run call, where the hook has one (a RUN_FIRST or VOID hook
+ *     whose run function ends in a tail site): that one function, else
+ *     the slots function;
  *   - the direct key: on (the run function uses the slots);
  * and it notes which array the slots were filled from (from): a run
  * function whose array is another (libaprutil's sort or deregistration,
@@ -92,6 +95,9 @@ static int record(struct ulsm_update *u, struct ulsm_apr_hook *h)
 	}
 	ulsm_update_branch(u, h->single, n == 1);
 	ulsm_update_branch(u, h->direct, true);
+	if (h->run)
+		ulsm_update_call(u, h->run, h->run_tramp,
+				 n == 1 ? array_func(a, 0) : h->run_walk);
 	return filled;
 }
 
@@ -108,6 +114,8 @@ static void fall_back(struct ulsm_update *u, struct ulsm_apr_hook *only)
 	     h = only ? NULL : h->next) {
 		ulsm_update_branch(u, h->direct, false);
 		ulsm_update_branch(u, h->single, false);
+		if (h->run)
+			ulsm_update_call(u, h->run, h->run_tramp, h->run_walk);
 		h->filled = -1;
 	}
 	ret = ulsm_update_commit(u);

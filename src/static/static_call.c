@@ -112,23 +112,34 @@ static int find_tramp(const struct ulsm_site *s, void *arg)
  * Like a trampoline's, a site's instruction is always derived from the
  * key's func, so the bytes expected before a change are known.
  */
-static uintptr_t site_callee(uintptr_t site, uintptr_t tramp, const void *func)
+#define SITE_TAIL	1	/* struct ulsm_site.role: a jump, a tail call */
+
+/* The site's instruction to @target: a call, or a tail site's jump. */
+static int site_encode(const struct ulsm_site *s, uintptr_t target,
+		       struct ulsm_insn *out)
+{
+	if (s->role == SITE_TAIL)
+		return arch_encode_branch(s->addr, target, true, out);
+	return arch_encode_call(s->addr, target, out);
+}
+
+static uintptr_t site_callee(const struct ulsm_site *s, const void *func)
 {
 	struct ulsm_insn insn;
+	uintptr_t site = s->addr;
 
-	if (func && !arch_encode_call(site, (uintptr_t)func, &insn))
+	if (func && !site_encode(s, (uintptr_t)func, &insn))
 		return (uintptr_t)func;
 	if (func)
 		ulsm_debug("call site %#lx cannot reach %p: it calls its "
 			   "trampoline", (unsigned long)site, func);
-	return tramp;
+	return s->target;
 }
 
 static int site_insn(const struct ulsm_site *s, const void *func,
 		     struct ulsm_insn *out)
 {
-	return arch_encode_call(s->addr, site_callee(s->addr, s->target, func),
-				out);
+	return site_encode(s, site_callee(s, func), out);
 }
 
 /* The object's own trampolines, sorted by key, to look keys up in. */
@@ -213,8 +224,10 @@ static bool plt_reaches(uintptr_t stub, uintptr_t tramp)
  * The call sites of an object's "ulsm_call_sites": record one, and queue
  * it if its key's target is not the trampoline it was compiled to call. A
  * site is left alone (counted, not refused) when it does not hold "call
- * <the key's trampoline>", which the object's own trampolines or the
- * registry knows.
+ * <the key's trampoline>" nor "jmp <the key's trampoline>" (a tail site,
+ * ULSM__ARCH_TAIL_SITE), which the object's own trampolines or the
+ * registry knows. A tail site's jump needs no return address, so it is
+ * patched under a shadow stack too.
  */
 static int collect_call_site(struct ulsm_collect *c, const void *record)
 {
@@ -222,7 +235,7 @@ static int collect_call_site(struct ulsm_collect *c, const void *record)
 	struct static_call_key *key = (void *)(uintptr_t)ulsm_site_record_ref(e);
 	uintptr_t label = ulsm_site_record_addr(e), site = 0, tramp = 0, callee;
 	struct ulsm_site *s = &c->sites[c->n];
-	bool patchable = arch_calls_patchable();
+	bool patchable = arch_calls_patchable(), tail;
 	struct fresh_tramps *fresh = fresh_tramps(c);
 	struct ulsm_insn cur, want;
 	int ret;
@@ -232,9 +245,11 @@ static int collect_call_site(struct ulsm_collect *c, const void *record)
 				  c->n);
 	if (key)
 		tramp = tramp_of(key, fresh);
+	tail = tramp && !arch_find_jump(label, tramp, &site);
+	patchable = patchable || tail;
 	/* What the site calls as compiled: the trampoline, or its PLT entry. */
 	callee = tramp;
-	if (patchable && tramp && arch_find_call(label, tramp, &site) &&
+	if (!tail && patchable && tramp && arch_find_call(label, tramp, &site) &&
 	    (arch_find_call(label, 0, &site) || arch_decode_call(site, &callee) ||
 	     !plt_reaches(callee, tramp)))
 		callee = 0;
@@ -255,9 +270,10 @@ static int collect_call_site(struct ulsm_collect *c, const void *record)
 	s->key = key;
 	s->owner = c->owner;
 	s->kind = &ulsm_kind_call_site;
+	s->role = tail ? SITE_TAIL : 0;
 	c->n++;
 	ulsm_stat_add(call_sites, 1);
-	ret = arch_encode_call(site, callee, &cur);
+	ret = site_encode(s, callee, &cur);
 	if (!ret)
 		ret = site_insn(s, key->func, &want);
 	if (!ret)
@@ -283,7 +299,10 @@ static int call_site_retarget(const struct ulsm_site *s, const void *from,
 static int call_site_callee(const struct ulsm_site *s, uintptr_t *callee)
 {
 	*callee = 0;
-	arch_decode_call(s->addr, callee);
+	if (s->role == SITE_TAIL)
+		arch_decode_jump(s->addr, callee);
+	else
+		arch_decode_call(s->addr, callee);
 	return 1;
 }
 

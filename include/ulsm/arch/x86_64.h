@@ -139,6 +139,37 @@ do {									\
 } while (0)
 
 /*
+ * A tail site (src/engine/arch.h): "jmp <trampoline>", recorded right
+ * after the jump as a site of the trampoline's static call, which the
+ * library patches to jump to the call's target when it is in rel32
+ * reach, as it does a call site. The compiler records no tail call, so
+ * this is for code written here: the head of an APR run function
+ * (<ulsm/apr_hooks.h>), the body of a naked function whose parameters
+ * are still where its caller put them.
+ *
+ * ULSM__ARCH_TAIL_HEAD: if *@link != *@from (pointers), jump to @other,
+ * a function with the same parameters; else jump through the tail site
+ * of the static call whose trampoline is @tramp, and whose key *@kref
+ * points to. It touches only %r11, which carries no argument (SysV ABI,
+ * 3.2.3), and not the stack; a jump needs no return address, so the
+ * site is emulated mid-patch under a shadow stack too.
+ */
+#define ULSM__ARCH_TAIL_SITE	1
+#define ULSM__ARCH_TAIL_HEAD(link, from, other, tramp, kref)		\
+	__asm__ __volatile__(						\
+		"mov %c[f](%%rip), %%r11\n\t"				\
+		"cmp %%r11, %c[l](%%rip)\n\t"				\
+		"jne %c[o]\n\t"						\
+		"jmp %c[t]\n"						\
+		"1:\n\t"						\
+		".pushsection ulsm_call_sites, \"aR\"\n\t"		\
+		".balign 4\n\t"						\
+		".long 1b - ., %c[k] - .\n\t"				\
+		".popsection"						\
+		: : [l] "i" (link), [f] "i" (from), [o] "i" (other),	\
+		    [t] "i" (tramp), [k] "i" (kref))
+
+/*
  * Hook entries (<ulsm/lsm_hooks.h>, docs/hook-framework.md "Dispatch").
  *
  * For each hook whose parameters are at most six integers or pointers (all

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The drop-in's RUN_FIRST and VOID run functions end in a tail site
+ * (<ulsm/apr_hooks.h>, ULSM__ARCH_TAIL_SITE): with one function
+ * registered, the run function checks APR's array and jumps straight to
+ * that function, as a compiler's tail call does; with more, it jumps to
+ * the slots function; with its array changed behind the drop-in
+ * (libaprutil's own sort), it walks the array. The test reads the jump
+ * the library patched, and checks what each run returns, with a hook of
+ * eight parameters (one on the stack, one in a vector register) that the
+ * head must leave where the caller put them.
+ *
+ * Built against ulsm-apr where APR is installed; skipped elsewhere, and
+ * on back ends without tail sites (where the run function is C).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "tap.h"
+
+#ifdef HAVE_APR
+#include <apr_general.h>
+#include <apr_hooks.h>
+#include <apr_pools.h>
+
+#define TT_DECLARE(type)	type
+
+APR_DECLARE_EXTERNAL_HOOK(tt, TT, int, first, (int x))
+APR_DECLARE_EXTERNAL_HOOK(tt, TT, void, note, (int x))
+APR_DECLARE_EXTERNAL_HOOK(tt, TT, long, wide, (int a, int b, int c, int d,
+					       int e, int f, int g, double h))
+
+APR_HOOK_STRUCT(APR_HOOK_LINK(first) APR_HOOK_LINK(note) APR_HOOK_LINK(wide))
+
+APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST(tt, TT, int, first, (int x), (x), -1)
+APR_IMPLEMENT_EXTERNAL_HOOK_VOID(tt, TT, note, (int x), (x))
+APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST(tt, TT, long, wide,
+	(int a, int b, int c, int d, int e, int f, int g, double h),
+	(a, b, c, d, e, f, g, h), -1)
+
+static __attribute__((noinline)) int first_plus1(int x)
+{
+	return x + 1;
+}
+
+static __attribute__((noinline)) int first_decline(int x)
+{
+	(void)x;
+	return -1;
+}
+
+static __attribute__((noinline)) int first_times2(int x)
+{
+	return 2 * x;
+}
+
+static int noted;
+
+static __attribute__((noinline)) void note_it(int x)
+{
+	noted += x;
+}
+
+static __attribute__((noinline)) long wide_sum(int a, int b, int c, int d,
+					       int e, int f, int g, double h)
+{
+	return a + 10L * b + 100L * c + 1000L * d + 10000L * e +
+	   100000L * f + 1000000L * g + (long)(h * 100000000.0);
+}
+
+#define WIDE_ARGS	1, 2, 3, 4, 5, 6, 7, 0.8
+#define WIDE_WANT	87654321L
+
+/*
+ * Where the tail site of run function @fn jumps now: skip the head
+ * (endbr64 under IBT, then mov from(%rip), %r11; cmp %r11, link(%rip);
+ * jne rel32), read the jmp rel32. 0 if the code is not that.
+ */
+static uintptr_t tail_target(const void *fn)
+{
+	const uint8_t *p = fn;
+	int32_t rel;
+
+	if (!memcmp(p, "\xf3\x0f\x1e\xfa", 4))
+		p += 4;
+	if (memcmp(p, "\x4c\x8b\x1d", 3) || memcmp(p + 7, "\x4c\x39\x1d", 3) ||
+	    memcmp(p + 14, "\x0f\x85", 2) || p[20] != 0xe9)
+		return 0;
+	memcpy(&rel, p + 21, sizeof(rel));
+	return (uintptr_t)(p + 25) + (intptr_t)rel;
+}
+
+/* The real libaprutil sort: a new array behind the drop-in's slots. */
+static void real_sort_all(void)
+{
+#undef apr_hook_sort_all
+	apr_hook_sort_all();
+}
+
+int main(void)
+{
+	apr_pool_t *pool;
+	uintptr_t slots_first;
+
+#ifndef ULSM__APR_TAIL
+	skip_all("this back end has no tail sites: the run functions "
+		     "are C");
+#endif
+	if (apr_initialize() || apr_pool_create(&pool, NULL)) {
+		ok(0, "APR initialises");
+		return done_testing();
+	}
+	apr_hook_global_pool = pool;
+
+	/* Nothing registered: the run function reaches the slots function. */
+	slots_first = tail_target((const void *)tt_run_first);
+	ok(slots_first && slots_first != (uintptr_t)first_plus1,
+	   "no function: first's run function ends in a tail site "
+	   "(to %#lx)", (unsigned long)slots_first);
+	ok(tt_run_first(5) == -1, "no function: first declines");
+
+	tt_hook_first(first_plus1, NULL, NULL, APR_HOOK_MIDDLE);
+	ok(tail_target((const void *)tt_run_first) ==
+	   (uintptr_t)first_plus1,
+	   "one function: first's run function jumps straight to it");
+	ok(tt_run_first(5) == 6, "one function: first gives its result");
+
+	tt_hook_note(note_it, NULL, NULL, APR_HOOK_MIDDLE);
+	ok(tail_target((const void *)tt_run_note) == (uintptr_t)note_it,
+	   "one function: note's run function (VOID) jumps straight "
+	   "to it");
+	tt_run_note(7);
+	ok(noted == 7, "note ran its function once (%d)", noted);
+
+	tt_hook_wide(wide_sum, NULL, NULL, APR_HOOK_MIDDLE);
+	ok(tail_target((const void *)tt_run_wide) == (uintptr_t)wide_sum,
+	   "one function: wide's run function jumps straight to it");
+	ok(tt_run_wide(WIDE_ARGS) == WIDE_WANT,
+	   "eight parameters arrive whole (%ld)", tt_run_wide(WIDE_ARGS));
+
+	/* Two: back to the slots function, in APR's order. */
+	tt_hook_first(first_decline, NULL, NULL, APR_HOOK_FIRST);
+	ok(slots_first &&
+	   tail_target((const void *)tt_run_first) == slots_first,
+	   "two functions: first's run function jumps to the slots "
+	   "function again");
+	ok(tt_run_first(5) == 6 && ulsm_apr_hook_slots("first") == 2,
+	   "two functions: the first declines, the second answers");
+
+	/*
+	 * The array changed behind the slots: the walk, in the new order
+	 * (the slots still hold the registration order, where first_plus1
+	 * answers first).
+	 */
+	tt_hook_first(first_times2, NULL, NULL, APR_HOOK_REALLY_FIRST);
+	real_sort_all();
+	ok(ulsm_apr_hook_slots("first") == -1,
+	   "libaprutil's own sort: first walks APR's array");
+	ok(tt_run_first(5) == 10,
+	   "the walk follows the sorted array (%d)", tt_run_first(5));
+	ok(tt_run_wide(WIDE_ARGS) == WIDE_WANT,
+	   "the walk gets eight parameters whole");
+	noted = 0;
+	tt_run_note(3);
+	ok(noted == 3, "note's walk ran its function once (%d)", noted);
+
+	/* The drop-in's deregistration: no function, the slots function. */
+	apr_hook_deregister_all();
+	ok(slots_first &&
+	   tail_target((const void *)tt_run_first) == slots_first &&
+	   tail_target((const void *)tt_run_wide) &&
+	   tail_target((const void *)tt_run_wide) != (uintptr_t)wide_sum,
+	   "deregistered: the run functions jump to their slots "
+	   "functions");
+	ok(tt_run_first(5) == -1 && tt_run_wide(WIDE_ARGS) == -1,
+	   "deregistered: both decline");
+	apr_pool_destroy(pool);
+	apr_terminate();
+	return done_testing();
+}
+
+#else
+
+int main(void)
+{
+	skip_all("APR is not installed for this compiler "
+		     "(libapr1-dev libaprutil1-dev)");
+}
+
+#endif
