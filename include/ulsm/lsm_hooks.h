@@ -850,11 +850,30 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
  */
 #if defined(ULSM_LSM_UNLOADABLE) && defined(ULSM__ARCH_HAS_HOOK_ENTRY)
 # define ULSM__HAS_GUARDS	1
-# define ULSM__GUARD_CALL(SET, NAME, NUM)				\
+/*
+ * The inner call. A guarded module is a plug-in, which the loader maps out
+ * of rel32 reach of a PIE, so the trampoline's far form is what a patched
+ * site would call: "call tramp; jmp *key.func". Without retpolines the
+ * guard calls through the key itself ("call *key.func"), one jump fewer;
+ * the load is inside the section, so a thread that read a leaving
+ * module's callback is waited for, and one that enters after the update
+ * reads its new target (stored in the update, before its guards open).
+ * In a retpoline build an indirect call would be a thunk's: the guard
+ * keeps the static call, whose site is patched to a direct call when the
+ * module is in reach and whose far form goes through the thunk.
+ */
+# if ULSM__RETPOLINE
+#  define ULSM__GUARD_CALL(SET, NAME, NUM)				\
 	ULSM__ARCH_CALL_SITE_BEGIN();					\
 	r = STATIC_CALL_TRAMP(SET##_lsm_inner_##NAME##_##NUM)(		\
 		a, b, c, d, e, f);					\
 	ULSM__ARCH_CALL_SITE(&SET##_lsm_sealed.inner.NAME[NUM])
+# else
+#  define ULSM__GUARD_CALL(SET, NAME, NUM)				\
+	r = ((ulsm__guard_fn *)__atomic_load_n(				\
+		&SET##_lsm_sealed.inner.NAME[NUM].func,			\
+		__ATOMIC_ACQUIRE))(a, b, c, d, e, f)
+# endif
 /*
  * The common case (the outermost section of a thread with its record)
  * in line, with no frame to speak of; the others (nested, the thread's
