@@ -1022,9 +1022,10 @@ static void judge(void)
 	if (t->measured) {
 		t->met = on_c[O_REC].median_ns <= 10.0;
 		snprintf(t->detail, sizeof(t->detail), "%.3f ns/event (min "
-			 "%.3f; the cycle counter alone %.3f ns, clock_gettime "
-			 "alone %.3f ns)", on_c[O_REC].median_ns,
-			 on_c[O_REC].min_ns, on_c[O_COUNTER].median_ns,
+			 "%.3f; the recorder's clock: %s; the cycle counter "
+			 "alone %.3f ns, clock_gettime alone %.3f ns)",
+			 on_c[O_REC].median_ns, on_c[O_REC].min_ns,
+			 ulsm_trace_clock_name(), on_c[O_COUNTER].median_ns,
 			 on_c[O_CLOCK].median_ns);
 	}
 }

@@ -663,6 +663,30 @@ static uint64_t mono_ns(void)
 }
 
 /*
+ * ulsm_trace_clock_name(): "monotonic" when asked for; otherwise the
+ * counter where the library finds it usable, which this test cannot
+ * judge, so either name, the same on every call.
+ */
+static void clock_name_check(void)
+{
+	const char *want = getenv("ULSM_TRACE_CLOCK"), *got;
+
+	got = ulsm_trace_clock_name();
+	if (want && !strcmp(want, "monotonic"))
+		check(got && !strcmp(got, "monotonic"),
+		      "ULSM_TRACE_CLOCK=monotonic: the clock is \"monotonic\" "
+		      "(%s)", got ? got : "NULL");
+	else
+		check(got && (!strcmp(got, "counter") ||
+			      !strcmp(got, "monotonic")),
+		      "the clock is \"counter\" or \"monotonic\" (%s)",
+		      got ? got : "NULL");
+	check(got && ulsm_trace_clock_name() == got,
+	      "and stays the same (%s)", got ? got : "NULL");
+	note("the recorder's clock here: %s", got ? got : "NULL");
+}
+
+/*
  * Every event's time in the file is CLOCK_MONOTONIC's between the reads
  * around it (within the anchors' error), and a thread's are in order:
  * with the counter (the default where it is usable) and without
@@ -717,6 +741,7 @@ static void clock_check(void)
 	check(!logged_with("ULSM_TRACE_CLOCK"), "nothing reported (%s)",
 	      nlogged ? logged[0] : "nothing");
 	ulsm_set_log(NULL, NULL);
+	clock_name_check();
 }
 
 /* ULSM_TRACE_CLOCK=sundial: reported once, at the first event. */

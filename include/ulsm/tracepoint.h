@@ -207,6 +207,21 @@ long ulsm_trace_write(const char *path);
 int ulsm_trace_clear(void);
 
 /**
+ * ulsm_trace_clock_name - the clock the recorder stamps events with
+ *
+ * Chosen once, before the process's first event (or this call):
+ * "counter", the CPU's counter (rdtsc, cntvct_el0), converted to
+ * CLOCK_MONOTONIC when the events are read out, where it runs at one rate
+ * on every CPU and ULSM_TRACE_CLOCK does not say "monotonic"; else
+ * "monotonic", CLOCK_MONOTONIC read at each event (slower: a clock_gettime
+ * call). On x86-64 the counter is used only where the TSC is invariant
+ * and the kernel's clocksource is "tsc".
+ *
+ * Return: "counter" or "monotonic", a static string.
+ */
+const char *ulsm_trace_clock_name(void);
+
+/**
  * ulsm_tracepoint_find - the loaded tracepoint called @name, or NULL
  */
 struct ulsm_tracepoint *ulsm_tracepoint_find(const char *name);

@@ -249,15 +249,23 @@ static void exit_key_init(void)
 
 /* --- recording --------------------------------------------------------- */
 
+/* The clock, chosen before the process's first event (clock.h). */
+static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
+
+ULSM_API const char *ulsm_trace_clock_name(void)
+{
+	pthread_once(&clock_once, ulsm_trace_clock_init);
+	return __atomic_load_n(&ulsm__trace_counter, __ATOMIC_ACQUIRE) ?
+	       "counter" : "monotonic";
+}
+
 __attribute__((noinline, cold)) static struct ring *ring_new(void)
 {
 	static int reported_small, reported_none;
-	static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 	uint32_t cap = ring_cap();
 	struct ring *r = ulsm_calloc(1, sizeof(*r) + cap * sizeof(r->ev[0]));
 	char name[NAME_LEN];
 
-	/* The clock, chosen before the process's first event (clock.h). */
 	pthread_once(&clock_once, ulsm_trace_clock_init);
 	ulsm_trace_clock_report();
 
