@@ -13,7 +13,9 @@
  * Built against ulsm-apr where APR is installed; skipped elsewhere, and
  * on back ends without tail sites (where the run function is C).
  */
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
@@ -22,6 +24,7 @@
 #include <apr_general.h>
 #include <apr_hooks.h>
 #include <apr_pools.h>
+#include <ulsm/ulsm.h>
 
 #define TT_DECLARE(type)	type
 
@@ -90,6 +93,71 @@ static uintptr_t tail_target(const void *fn)
 	return (uintptr_t)(p + 25) + (intptr_t)rel;
 }
 
+/*
+ * The tail site patched while threads run through it: APR's rule keeps
+ * changes and runs apart, so this goes under the drop-in, to the run
+ * call itself (the same unit defines it), and aims it in turn at the one
+ * function and at the slots function, which holds that same function:
+ * every run must give its result, whichever way it went, and some
+ * threads must have met the site mid-patch (a trap emulated as the jump,
+ * or rewound).
+ */
+#define RACERS		2
+#define RACE_UPDATES	4000
+
+static volatile int race_stop;
+static long race_bad, race_runs;
+
+static void *racer(void *arg)
+{
+	long bad = 0, runs = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&race_stop, __ATOMIC_RELAXED)) {
+		bad += tt_run_first(5) != 6;
+		runs++;
+	}
+	__atomic_add_fetch(&race_bad, bad, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&race_runs, runs, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void race_tail_site(void)
+{
+	struct static_call_key *key = &ULSM__APR_P(tt, first, run);
+	void *tramp = STATIC_CALL_TRAMP_ADDR(ULSM__APR_RUN_SC(tt, first));
+	void *slots = (void *)&ULSM__APR_SLOTS_FN(tt, first);
+	struct ulsm_stats st0, st1;
+	pthread_t t[RACERS];
+	int failed = 0, started = 0, updates = RACE_UPDATES;
+
+	if (getenv("ULSM_EMU") && *getenv("ULSM_EMU"))
+		updates /= 10;
+	ulsm_get_stats(&st0);
+	for (int i = 0; i < RACERS; i++)
+		started += !pthread_create(&t[i], NULL, racer, NULL);
+	for (int i = 0; i < updates && !failed; i++)
+		failed = __static_call_update(key, tramp, i % 2 ? slots :
+					      (void *)first_plus1);
+	__atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	ulsm_get_stats(&st1);
+	ok(started == RACERS && !failed, "%d updates of the tail site while "
+	   "%d threads run through it (%s)", updates, started,
+	   failed ? strerror(-failed) : "all applied");
+	ok(race_runs > 0 && !race_bad, "every one of %ld runs gave the "
+	   "function's result (%ld did not)", race_runs, race_bad);
+	ok(st1.traps_emulated + st1.traps_rewound >
+	   st0.traps_emulated + st0.traps_rewound,
+	   "threads met the site mid-patch (%lu emulated, %lu rewound)",
+	   st1.traps_emulated - st0.traps_emulated,
+	   st1.traps_rewound - st0.traps_rewound);
+	ok(!__static_call_update(key, tramp, (void *)first_plus1) &&
+	   tail_target((const void *)tt_run_first) == (uintptr_t)first_plus1,
+	   "and the site is left jumping to the function");
+}
+
 /* The real libaprutil sort: a new array behind the drop-in's slots. */
 static void real_sort_all(void)
 {
@@ -124,6 +192,7 @@ int main(void)
 	   (uintptr_t)first_plus1,
 	   "one function: first's run function jumps straight to it");
 	ok(tt_run_first(5) == 6, "one function: first gives its result");
+	race_tail_site();
 
 	tt_hook_note(note_it, NULL, NULL, APR_HOOK_MIDDLE);
 	ok(tail_target((const void *)tt_run_note) == (uintptr_t)note_it,
