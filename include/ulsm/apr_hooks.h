@@ -166,8 +166,9 @@ ULSM__EXTERN_C_END
  * any patching, and when none can be done), and the key's reference for
  * the tail site's record.
  */
-#if defined(ULSM__ARCH_TAIL_SITE) && !defined(__cplusplus)
-# define ULSM__APR_TAIL	1
+#if defined(ULSM__ARCH_TAIL_SITE) && !defined(__cplusplus) &&		\
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8))
+# define ULSM__APR_TAIL	1	/* naked functions: gcc 8, clang */
 #endif
 #define ULSM__APR_RUN_SC(ns, name)	ulsm_apr__##ns##__##name##_run
 #define ULSM__APR_RUN_0(ns, name)	NULL, NULL, NULL
