@@ -115,21 +115,6 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
  */
 int arch_decode_call(uintptr_t site, uintptr_t *target);
 int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site);
-
-/*
- * Tail-call sites (a static call's "jmp <trampoline>", recorded by the
- * address just after it, as a call site is; only back ends whose public
- * header defines ULSM__ARCH_TAIL_SITE emit them). Their instruction is
- * arch_encode_branch()'s jump, which needs no return address: it may be
- * emulated under a shadow stack too.
- *
- * arch_decode_jump: if @site holds the direct jump arch_encode_branch()
- * writes, set *target and return 0, else -EILSEQ.
- * arch_find_jump: the direct jump to @target that ends exactly at @label.
- * Set *site, or return -EILSEQ.
- */
-int arch_decode_jump(uintptr_t site, uintptr_t *target);
-int arch_find_jump(uintptr_t label, uintptr_t target, uintptr_t *site);
 int arch_decode_plt(uintptr_t stub, uintptr_t *slot);
 int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out);
 bool arch_calls_patchable(void);

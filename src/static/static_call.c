@@ -114,6 +114,36 @@ static int find_tramp(const struct ulsm_site *s, void *arg)
  */
 #define SITE_TAIL	1	/* struct ulsm_site.role: a jump, a tail call */
 
+/*
+ * Tail sites: a static call's "jmp <trampoline>", recorded just after the
+ * jump as a call site is (ULSM__ARCH_TAIL_SITE), on a back end whose
+ * header writes them; its instruction is arch_encode_branch()'s jump. A
+ * jump needs no return address, so it is emulated mid-patch (the thread
+ * goes to the target) under a shadow stack too.
+ *
+ * Whether @site holds the jump to @target that arch_encode_branch() writes.
+ */
+static bool holds_jump(uintptr_t site, uintptr_t target)
+{
+	struct ulsm_insn j;
+
+	return !arch_encode_branch(site, target, true, &j) &&
+	       !memcmp((const void *)site, j.bytes, j.len);
+}
+
+/* The jump to @tramp that ends at @label: set *site, or return false. */
+static bool find_tail(uintptr_t label, uintptr_t tramp, uintptr_t *site)
+{
+	struct ulsm_insn j;
+
+	/* The jump's length, from the back end's own encoding. */
+	if (arch_encode_branch(label, label, true, &j) ||
+	    !holds_jump(label - j.len, tramp))
+		return false;
+	*site = label - j.len;
+	return true;
+}
+
 /* The site's instruction to @target: a call, or a tail site's jump. */
 static int site_encode(const struct ulsm_site *s, uintptr_t target,
 		       struct ulsm_insn *out)
@@ -225,9 +255,7 @@ static bool plt_reaches(uintptr_t stub, uintptr_t tramp)
  * it if its key's target is not the trampoline it was compiled to call. A
  * site is left alone (counted, not refused) when it does not hold "call
  * <the key's trampoline>" nor "jmp <the key's trampoline>" (a tail site,
- * ULSM__ARCH_TAIL_SITE), which the object's own trampolines or the
- * registry knows. A tail site's jump needs no return address, so it is
- * patched under a shadow stack too.
+ * above), which the object's own trampolines or the registry knows.
  */
 static int collect_call_site(struct ulsm_collect *c, const void *record)
 {
@@ -245,7 +273,7 @@ static int collect_call_site(struct ulsm_collect *c, const void *record)
 				  c->n);
 	if (key)
 		tramp = tramp_of(key, fresh);
-	tail = tramp && !arch_find_jump(label, tramp, &site);
+	tail = tramp && find_tail(label, tramp, &site);
 	patchable = patchable || tail;
 	/* What the site calls as compiled: the trampoline, or its PLT entry. */
 	callee = tramp;
@@ -298,11 +326,20 @@ static int call_site_retarget(const struct ulsm_site *s, const void *from,
 
 static int call_site_callee(const struct ulsm_site *s, uintptr_t *callee)
 {
+	const struct static_call_key *key = s->key;
+	uintptr_t func;
+
 	*callee = 0;
-	if (s->role == SITE_TAIL)
-		arch_decode_jump(s->addr, callee);
-	else
+	if (s->role != SITE_TAIL) {
 		arch_decode_call(s->addr, callee);
+		return 1;
+	}
+	/* A tail site jumps to its key's target, or to the trampoline. */
+	func = (uintptr_t)__atomic_load_n(&key->func, __ATOMIC_RELAXED);
+	if (func && holds_jump(s->addr, func))
+		*callee = func;
+	else if (holds_jump(s->addr, s->target))
+		*callee = s->target;
 	return 1;
 }
 

@@ -139,7 +139,7 @@ do {									\
 } while (0)
 
 /*
- * A tail site (src/engine/arch.h): "jmp <trampoline>", recorded right
+ * A tail site (src/static/static_call.c): "jmp <trampoline>", recorded right
  * after the jump as a site of the trampoline's static call, which the
  * library patches to jump to the call's target when it is in rel32
  * reach, as it does a call site. The compiler records no tail call, so

@@ -269,22 +269,6 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 	return -EILSEQ;
 }
 
-/* No tail sites: this back end's header defines no ULSM__ARCH_TAIL_SITE. */
-int arch_decode_jump(uintptr_t site, uintptr_t *target)
-{
-	(void)site;
-	(void)target;
-	return -EILSEQ;
-}
-
-int arch_find_jump(uintptr_t label, uintptr_t target, uintptr_t *site)
-{
-	(void)label;
-	(void)target;
-	(void)site;
-	return -EILSEQ;
-}
-
 /*
  * A PLT entry as GNU ld writes it: [bti c;] adrp x16, page; ldr x17,
  * [x16, #off]; add x16, x16, #off; br x17. The slot is page + off.

@@ -98,22 +98,6 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 	return -ENOTSUP;
 }
 
-/* No tail sites: this back end's header defines no ULSM__ARCH_TAIL_SITE. */
-int arch_decode_jump(uintptr_t site, uintptr_t *target)
-{
-	(void)site;
-	(void)target;
-	return -EILSEQ;
-}
-
-int arch_find_jump(uintptr_t label, uintptr_t target, uintptr_t *site)
-{
-	(void)label;
-	(void)target;
-	(void)site;
-	return -EILSEQ;
-}
-
 /* Not read here: a call through the PLT keeps calling it. */
 int arch_decode_plt(uintptr_t stub, uintptr_t *slot)
 {

@@ -383,22 +383,6 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 	return find_call_at(label, callee, 0, site);
 }
 
-/* No tail sites: this back end's header defines no ULSM__ARCH_TAIL_SITE. */
-int arch_decode_jump(uintptr_t site, uintptr_t *target)
-{
-	(void)site;
-	(void)target;
-	return -EILSEQ;
-}
-
-int arch_find_jump(uintptr_t label, uintptr_t target, uintptr_t *site)
-{
-	(void)label;
-	(void)target;
-	(void)site;
-	return -EILSEQ;
-}
-
 /*
  * A PLT entry as GNU ld writes it: auipc t3, hi; ld t3, lo(t3);
  * jalr t1, t3; nop. The slot is the entry + hi + lo.

@@ -171,34 +171,6 @@ int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 	return -EILSEQ;
 }
 
-/* jmp rel32 (e9), the jump arch_encode_branch() writes. */
-int arch_decode_jump(uintptr_t site, uintptr_t *target)
-{
-	const uint8_t *p = (const uint8_t *)site;
-	int32_t rel32;
-
-	if (p[0] != 0xe9)
-		return -EILSEQ;
-	memcpy(&rel32, p + 1, sizeof(rel32));
-	*target = site + X86_INSN_SIZE + (intptr_t)rel32;
-	return 0;
-}
-
-/*
- * A tail site's record is written right after the jump by the same asm
- * statement (ULSM__ARCH_TAIL_SITE), so there is nothing in between; the
- * target check keeps a stray e9 byte from passing for the jump.
- */
-int arch_find_jump(uintptr_t label, uintptr_t target, uintptr_t *site)
-{
-	uintptr_t p = label - X86_INSN_SIZE, t;
-
-	if (arch_decode_jump(p, &t) || t != target)
-		return -EILSEQ;
-	*site = p;
-	return 0;
-}
-
 /*
  * A PLT entry as GNU ld and lld write them: jmp *slot(%rip) (ff 25),
  * after endbr64 (f3 0f 1e fa, .plt.sec under IBT) and with a bnd prefix
