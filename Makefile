@@ -222,14 +222,6 @@ endif
 # The drop-in against libaprutil, byte for byte (t_apr_diff).
 include tests/apr/apr_diff.mk
 
-# The drop-in's run functions read after registration (t_apr_tail):
-# built against ulsm-apr where APR is installed; elsewhere it skips.
-$(BUILD)/tests/t_apr_tail.t: tests/t_apr_tail.c $(TEST_DEPS) $(if $(filter y,$(HAVE_APR)),$(ULSM_APR_DEPS))
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -Itests $(if $(filter y,$(HAVE_APR)),$(ULSM_APR_CFLAGS) $(APR_CFLAGS) -DHAVE_APR=1) \
-		$(CFLAGS_ALL) -fPIE -pie -o $@ $< \
-		$(if $(filter y,$(HAVE_APR)),$(ULSM_APR_LIBS) $(APR_LIBS),$(STATIC_LIB)) $(LDLIBS_ALL)
-
 # An installed libulsm-apr, used as the README says (t_apr_install): the
 # test runs make install into a temporary PREFIX with this build's
 # variables, then builds and runs a program against it.
@@ -247,6 +239,15 @@ TEST_DEPS	:= tests/tap.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 $(BUILD)/tests/%.t: tests/%.c $(TEST_DEPS) $(wildcard tests/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+
+# The drop-in's run functions read after registration (t_apr_tail):
+# built against ulsm-apr where APR is installed; elsewhere it skips.
+# (Here, after TEST_DEPS: a rule's prerequisites are expanded as it is read.)
+$(BUILD)/tests/t_apr_tail.t: tests/t_apr_tail.c $(TEST_DEPS) $(if $(filter y,$(HAVE_APR)),$(ULSM_APR_DEPS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(if $(filter y,$(HAVE_APR)),$(ULSM_APR_CFLAGS) $(APR_CFLAGS) -DHAVE_APR=1) \
+		$(CFLAGS_ALL) -fPIE -pie -o $@ $< \
+		$(if $(filter y,$(HAVE_APR)),$(ULSM_APR_LIBS) $(APR_LIBS),$(STATIC_LIB)) $(LDLIBS_ALL)
 
 # Hook-framework tests share the test hook set and its modules.
 $(BUILD)/tests/t_lsm_%.t: tests/t_lsm_%.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS)
