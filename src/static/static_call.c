@@ -106,12 +106,6 @@ static int find_tramp(const struct ulsm_site *s, void *arg)
 	return 1;
 }
 
-/*
- * Call sites. A site calls its key's target directly when the target is in
- * reach, else (and for NULL) the trampoline, which holds the matching form.
- * Like a trampoline's, a site's instruction is always derived from the
- * key's func, so the bytes expected before a change are known.
- */
 #define SITE_TAIL	1	/* struct ulsm_site.role: a jump, a tail call */
 
 /*
@@ -153,6 +147,12 @@ static int site_encode(const struct ulsm_site *s, uintptr_t target,
 	return arch_encode_call(s->addr, target, out);
 }
 
+/*
+ * Call sites. A site calls its key's target directly when the target is in
+ * reach, else (and for NULL) the trampoline, which holds the matching form.
+ * Like a trampoline's, a site's instruction is always derived from the
+ * key's func, so the bytes expected before a change are known.
+ */
 static uintptr_t site_callee(const struct ulsm_site *s, const void *func)
 {
 	struct ulsm_insn insn;
