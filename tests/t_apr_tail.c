@@ -104,7 +104,6 @@ static uintptr_t tail_target(const void *fn)
  */
 #ifdef ULSM__APR_TAIL
 #define RACERS		2
-#define RACE_UPDATES	4000
 
 static volatile int race_stop;
 static long race_bad, race_runs;
@@ -123,17 +122,15 @@ static void *racer(void *arg)
 	return NULL;
 }
 
-static void race_tail_site(void)
+static void race_tail_site(long updates)
 {
 	struct static_call_key *key = &ULSM__APR_P(tt, first, run);
 	void *tramp = STATIC_CALL_TRAMP_ADDR(ULSM__APR_RUN_SC(tt, first));
 	void *slots = (void *)&ULSM__APR_SLOTS_FN(tt, first);
 	struct ulsm_stats st0, st1;
 	pthread_t t[RACERS];
-	int failed = 0, started = 0, updates = RACE_UPDATES;
+	int failed = 0, started = 0;
 
-	if (getenv("ULSM_EMU") && *getenv("ULSM_EMU"))
-		updates /= 10;
 	ulsm_get_stats(&st0);
 	for (int i = 0; i < RACERS; i++)
 		started += !pthread_create(&t[i], NULL, racer, NULL);
@@ -144,7 +141,7 @@ static void race_tail_site(void)
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	ulsm_get_stats(&st1);
-	ok(started == RACERS && !failed, "%d updates of the tail site while "
+	ok(started == RACERS && !failed, "%ld updates of the tail site while "
 	   "%d threads run through it (%s)", updates, started,
 	   failed ? strerror(-failed) : "all applied");
 	ok(race_runs > 0 && !race_bad, "every one of %ld runs gave the "
@@ -159,8 +156,9 @@ static void race_tail_site(void)
 	   "and the site is left jumping to the function");
 }
 #else
-static void race_tail_site(void)
+static void race_tail_site(long updates)
 {
+	(void)updates;
 }
 #endif
 
@@ -171,8 +169,10 @@ static void real_sort_all(void)
 	apr_hook_sort_all();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* The race's updates: --updates N, divided under an emulator. */
+	long updates = arg_count(argc, argv, "--updates", 4000);
 	apr_pool_t *pool;
 	uintptr_t slots_first;
 
@@ -198,7 +198,7 @@ int main(void)
 	   (uintptr_t)first_plus1,
 	   "one function: first's run function jumps straight to it");
 	ok(tt_run_first(5) == 6, "one function: first gives its result");
-	race_tail_site();
+	race_tail_site(updates);
 
 	tt_hook_note(note_it, NULL, NULL, APR_HOOK_MIDDLE);
 	ok(tail_target((const void *)tt_run_note) == (uintptr_t)note_it,
