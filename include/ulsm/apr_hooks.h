@@ -80,9 +80,10 @@ ULSM__EXTERN_C_BEGIN
  * fills its slots from the array.
  * @direct:  on while the slots hold the array's first functions; off:
  *           the run function walks the array from its start, as APR
- * @single:  on while exactly one function is registered: RUN_FIRST and
- *           VOID hooks jump to it (a tail call), RUN_ALL calls it
- *           without saving registers, as a compiler would
+ * @single:  on while exactly one function is registered, in a hook
+ *           without a run call (@run): RUN_FIRST and VOID hooks jump to
+ *           it (a tail call), RUN_ALL calls it without saving registers,
+ *           as a compiler would
  * @tail:    tail[i] on: no function from slot i on (the walk ends there;
  *           RUN_FIRST and VOID hooks jump to slot i - 1's function)
  * @calls:   the slots' static calls, and @tramps their trampolines

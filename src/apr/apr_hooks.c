@@ -13,7 +13,8 @@
  *   - tail key i: on for i == min(nelts, slots) only (the walk ends
  *     there; the keys after it are never reached);
  *   - the single key: on when the array holds exactly one function
- *     (RUN_FIRST and VOID hooks jump to it);
+ *     (RUN_ALL hooks call it without the slots; RUN_FIRST and VOID hooks
+ *     jump to it, where they have no run call);
  *   - the run call, where the hook has one (a RUN_FIRST or VOID hook
  *     whose run function ends in a tail site): that one function, else
  *     the slots function;
@@ -93,11 +94,12 @@ static int record(struct ulsm_update *u, struct ulsm_apr_hook *h)
 				 i < filled ? array_func(a, i) : NULL);
 		ulsm_update_branch(u, &h->tail[i], i == filled);
 	}
-	ulsm_update_branch(u, h->single, n == 1);
 	ulsm_update_branch(u, h->direct, true);
 	if (h->run)
 		ulsm_update_call(u, h->run, h->run_tramp,
 				 n == 1 ? array_func(a, 0) : h->run_walk);
+	else
+		ulsm_update_branch(u, h->single, n == 1);
 	return filled;
 }
 
@@ -113,9 +115,10 @@ static void fall_back(struct ulsm_update *u, struct ulsm_apr_hook *only)
 	for (struct ulsm_apr_hook *h = only ? only : hooks; h;
 	     h = only ? NULL : h->next) {
 		ulsm_update_branch(u, h->direct, false);
-		ulsm_update_branch(u, h->single, false);
 		if (h->run)
 			ulsm_update_call(u, h->run, h->run_tramp, h->run_walk);
+		else
+			ulsm_update_branch(u, h->single, false);
 		h->filled = -1;
 	}
 	ret = ulsm_update_commit(u);
