@@ -13,18 +13,21 @@
 
 #define BA_DECL_(ns, K)							\
 	APR_DECLARE_EXTERNAL_HOOK(ns, BA, int, all_##K, (long x))	\
-	APR_DECLARE_EXTERNAL_HOOK(ns, BA, int, first_##K, (long x))
+	APR_DECLARE_EXTERNAL_HOOK(ns, BA, int, first_##K, (long x))	\
+	APR_DECLARE_EXTERNAL_HOOK(ns, BA, void, each_##K, (long x))
 #define BA_DECL(K)	BA_DECL_(NS, K)
 BA_COUNTS(BA_DECL)
 
-#define BA_LINKS(K)	APR_HOOK_LINK(all_##K) APR_HOOK_LINK(first_##K)
+#define BA_LINKS(K)							\
+	APR_HOOK_LINK(all_##K) APR_HOOK_LINK(first_##K) APR_HOOK_LINK(each_##K)
 APR_HOOK_STRUCT(BA_COUNTS(BA_LINKS))
 
 #define BA_IMPL_(ns, K)							\
 	APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL(ns, BA, int, all_##K,	\
 		(long x), (x), BA_OK, BA_DECLINE)			\
 	APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST(ns, BA, int, first_##K,	\
-		(long x), (x), BA_DECLINE)
+		(long x), (x), BA_DECLINE)				\
+	APR_IMPLEMENT_EXTERNAL_HOOK_VOID(ns, BA, each_##K, (long x), (x))
 #define BA_IMPL(K)	BA_IMPL_(NS, K)
 BA_COUNTS(BA_IMPL)
 
@@ -33,6 +36,7 @@ BA_COUNTS(BA_IMPL)
 	for (int i = 0; i < K; i++) {					\
 		ns##_hook_all_##K(ba_cbs[i], NULL, NULL, i);		\
 		ns##_hook_first_##K(ba_cbs[i], NULL, NULL, i);		\
+		ns##_hook_each_##K(ba_vcbs[i], NULL, NULL, i);		\
 	}
 #define BA_REG__(ns, K)	BA_REG_(ns, K)
 #define BA_REG(K)	BA_REG__(NS, K)

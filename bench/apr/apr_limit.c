@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The limit: what a compiler makes of RUN_ALL and RUN_FIRST when the
- * functions are known at build time, direct calls in a chain.
+ * The limit: what a compiler makes of RUN_ALL, RUN_FIRST and VOID when
+ * the functions are known at build time, direct calls in a chain.
  */
 #include <ulsm/unroll.h>
 
@@ -15,6 +15,7 @@
 	rv = ba_cb##i(x);						\
 	if (rv != BA_DECLINE)						\
 		return rv;
+#define LIM_EACH_STEP(i, x)	ba_vcb##i(x);
 #define LIM(K)								\
 	int lim_run_all_##K(long x)					\
 	{								\
@@ -27,5 +28,9 @@
 		int rv;							\
 		UNROLL(K, LIM_FIRST_STEP, x)				\
 		return BA_DECLINE;					\
+	}								\
+	void lim_run_each_##K(long x)					\
+	{								\
+		UNROLL(K, LIM_EACH_STEP, x)				\
 	}
 BA_COUNTS(LIM)

@@ -4,7 +4,7 @@
  * the hard-coded calls, the same callbacks, one build variant per binary
  * (plain, or retpolines: -mindirect-branch=thunk on every unit).
  *
- * For RUN_ALL and RUN_FIRST hooks with 1 to 40 registered functions, the
+ * For RUN_ALL, RUN_FIRST and VOID hooks with 1 to 40 registered functions, the
  * three dispatchers are timed side by side in interleaved rounds
  * (bench/bench.h); before timing, each case is run once by each and their
  * results and side effects compared. Prints ns per dispatch, the ratios,
@@ -30,7 +30,8 @@
 enum { I_APR, I_ULSM, I_LIMIT, I_N };
 
 struct ba_case {
-	const char *kind;		/* RUN_ALL, RUN_FIRST */
+	const char *kind;		/* RUN_ALL, RUN_FIRST, VOID */
+	const char *hook;		/* all, first, each */
 	int k;
 	int (*run[I_N])(long);
 	void (*loop[I_N])(unsigned long);
@@ -44,17 +45,30 @@ struct ba_case {
 		for (unsigned long i = 0; i < n; i++)			\
 			ns##_run_##kind##_##K((long)i);			\
 	}
+/* A VOID hook's run, as the others' for the check: its result is 0. */
+#define BA_EACH(ns, K)							\
+	static int each_##ns##_##K(long x)				\
+	{								\
+		ns##_run_each_##K(x);					\
+		return 0;						\
+	}
 #define BA_LOOPS(K)							\
 	BA_LOOP(ra, all, K) BA_LOOP(ua, all, K) BA_LOOP(lim, all, K)	\
-	BA_LOOP(ra, first, K) BA_LOOP(ua, first, K) BA_LOOP(lim, first, K)
+	BA_LOOP(ra, first, K) BA_LOOP(ua, first, K) BA_LOOP(lim, first, K) \
+	BA_LOOP(ra, each, K) BA_LOOP(ua, each, K) BA_LOOP(lim, each, K)	\
+	BA_EACH(ra, K) BA_EACH(ua, K) BA_EACH(lim, K)
 BA_COUNTS(BA_LOOPS)
 
 #define BA_CASE(K)							\
-	{ "RUN_ALL", K, { ra_run_all_##K, ua_run_all_##K, lim_run_all_##K }, \
+	{ "RUN_ALL", "all", K,						\
+	  { ra_run_all_##K, ua_run_all_##K, lim_run_all_##K },		\
 	  { loop_ra_all_##K, loop_ua_all_##K, loop_lim_all_##K } },	\
-	{ "RUN_FIRST", K,						\
+	{ "RUN_FIRST", "first", K,					\
 	  { ra_run_first_##K, ua_run_first_##K, lim_run_first_##K },	\
-	  { loop_ra_first_##K, loop_ua_first_##K, loop_lim_first_##K } },
+	  { loop_ra_first_##K, loop_ua_first_##K, loop_lim_first_##K } }, \
+	{ "VOID", "each", K,						\
+	  { each_ra_##K, each_ua_##K, each_lim_##K },			\
+	  { loop_ra_each_##K, loop_ua_each_##K, loop_lim_each_##K } },
 static struct ba_case cases[] = { BA_COUNTS(BA_CASE) };
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
 
@@ -87,8 +101,8 @@ static int check_slots(void)
 	for (size_t i = 0; i < NCASES; i++) {
 		int want = cases[i].k < ULSM_APR_SLOTS ? cases[i].k : ULSM_APR_SLOTS;
 
-		snprintf(name, sizeof(name), "%s_%d",
-			 cases[i].kind[4] == 'A' ? "all" : "first", cases[i].k);
+		snprintf(name, sizeof(name), "%s_%d", cases[i].hook,
+			 cases[i].k);
 		if (ulsm_apr_hook_slots(name) != want) {
 			fprintf(stderr, "bench_apr: hook %s: %d slots in use, "
 				"not %d\n", name, ulsm_apr_hook_slots(name), want);
