@@ -271,7 +271,9 @@ ULSM__EXTERN_C_END
  * jumps to it, as a compiler does with the last call of a chain it knows:
  * a tail call through the slot's trampoline (a direct jump when the
  * function is in reach), with no frame and no compare after it. The last
- * slot has no key after it: the walk of the array's rest follows it.
+ * slot has no key after it: the walk of the array's rest follows it
+ * (ULSM__APR_NEXT names its own key there only to stay inside the array
+ * in an expression the constant condition already discards).
  */
 #define ULSM__APR_NEXT(i)	((i) + 1 < ULSM_APR_SLOTS ? (i) + 1 : (i))
 #define ULSM__APR_LAST(ns, name, i)					\

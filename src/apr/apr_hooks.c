@@ -11,7 +11,8 @@
  *     min(nelts, slots); NULL for the others (no reference is kept to a
  *     module's code once its functions are gone);
  *   - tail key i: on for i == min(nelts, slots) only (the walk ends
- *     there; the keys after it are never reached);
+ *     there, and RUN_FIRST and VOID hooks tail-call slot i - 1's
+ *     function; the keys after it are never reached);
  *   - the single key: on when the array holds exactly one function
  *     (RUN_ALL hooks call it without the slots; RUN_FIRST and VOID hooks
  *     jump to it, where they have no run call);
