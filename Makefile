@@ -374,6 +374,7 @@ pg_flags_audit	:= -DPG_DENY=100
 pg_flags_slow	:= -DPG_DENY=200 -DPG_SLOW
 pg_flags_spam	:= -DPG_DENY=5
 pg_flags_keep	:= -DPG_DENY=400 -Wl,-z,nodelete
+pg_flags_pre	:= -DPG_DENY=500
 $(BUILD)/tests/pg_%.so: tests/plugins/module.c $(PG_DEPS) $(BUILD)/libulsm.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests -DPG_NAME=$* $(pg_flags_$*) $(CFLAGS_ALL) -fPIC -shared -o $@ $< -L$(BUILD) -lulsm $(LDLIBS_ALL)
@@ -395,6 +396,13 @@ $(BUILD)/tests/t_guard.t: tests/t_guard.c tests/plugins/hold.h tests/tap.h $(PG_
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
 		-L$(BUILD)/tests -Wl,--push-state,--no-as-needed -lpg_boot -Wl,--pop-state \
 		-Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN' -rdynamic $(LDLIBS_ALL)
+
+# A module in a preloaded object (t_guard_preload runs itself again with
+# pg_pre.so in LD_PRELOAD), and a plug-in opened after it.
+$(BUILD)/tests/t_guard_preload.t: tests/t_guard_preload.c tests/plugins/hold.h tests/tap.h $(PG_DEPS) $(BUILD)/libulsm.so $(BUILD)/tests/pg_pre.so $(BUILD)/tests/pg_audit.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm \
+		-Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
 
 # A departure that cannot finish: the same set, a plug-in built without
 # -lulsm (it finds the library in the program, -rdynamic), as the fault

@@ -3,11 +3,23 @@
  * Objects the dynamic linker never unloads: the program and every object
  * its DT_NEEDED entries bring in, directly or not (the program holds a
  * reference to each for its whole life), and any object linked with
- * `-z nodelete` (DF_1_NODELETE). Code in them is never unmapped: the hook
- * framework calls their modules as the program's (src/lsm/guard.c,
- * src/base/kept.c). An object preloaded (LD_PRELOAD) or opened by
+ * `-z nodelete` (DF_1_NODELETE), and under glibc every object preloaded
+ * (LD_PRELOAD, /etc/ld.so.preload), with what it needs. Code in them is
+ * never unmapped: the hook framework calls their modules as the
+ * program's (src/lsm/guard.c, src/base/kept.c). An object opened by
  * dlopen() with RTLD_NODELETE may be kept for good too, but nothing in
  * it says so: the answer errs on the side of "may be unmapped".
+ *
+ * Preloaded objects are known by their place in the list that
+ * dl_iterate_phdr() walks. glibc's list of the first namespace is in the
+ * order of loading: the program, then (with the vDSO) the preloaded
+ * objects, then the program's DT_NEEDED objects and theirs; dlopen()
+ * only ever appends, and other namespaces (dlmopen, LD_AUDIT) are walked
+ * after the first. So every object listed before the first one that the
+ * program names in a DT_NEEDED entry was loaded at start-up, and glibc
+ * never unloads those (only what dlopen() loaded can go). Nothing in a
+ * preloaded object is read for this: a name alone could be a later
+ * object's of the same name.
  */
 #include <link.h>
 #include <string.h>
@@ -125,6 +137,28 @@ static bool mark_needed(struct objects *o)
 	return more;
 }
 
+/*
+ * Where the objects loaded before the program's own libraries end: the
+ * index of the first object that the program names in a DT_NEEDED entry
+ * (above). 1 (none) where the order is not glibc's, or the program needs
+ * nothing.
+ */
+static size_t preloaded_end(const struct objects *o)
+{
+#ifdef __GLIBC__
+	const struct object *prog = &o->v[0];
+	const char *str = strtab(prog);
+
+	for (size_t j = 1; str && j < o->n; j++)
+		for (const ElfW(Dyn) *d = prog->dyn; d->d_tag != DT_NULL; d++)
+			if (d->d_tag == DT_NEEDED &&
+			    is_needed(&o->v[j], str + d->d_un.d_val))
+				return j;
+#endif
+	(void)o;
+	return 1;
+}
+
 static bool holds(const struct object *x, uintptr_t addr)
 {
 	for (int i = 0; i < x->phnum; i++) {
@@ -147,9 +181,11 @@ bool ulsm_loaded_for_good(const void *addr)
 		return false;
 	dl_iterate_phdr(add_object, &o);
 	if (!o.overflow && o.n) {
+		size_t preloaded = preloaded_end(&o);
+
 		o.v[0].startup = true;	/* the program comes first */
 		for (size_t i = 1; i < o.n; i++)
-			o.v[i].startup = nodelete(&o.v[i]);
+			o.v[i].startup = i < preloaded || nodelete(&o.v[i]);
 		while (mark_needed(&o))
 			;
 		for (size_t i = 0; i < o.n && !found; i++)
