@@ -366,7 +366,8 @@ $(BUILD)/tests/t_pin_lock.t: tests/t_pin_lock.c tests/tap.h $(PB_DEPS) $(BUILD)/
 
 # Plug-ins of a set that allows unloading (t_lsm_plugins): one source,
 # one object per module, each denying its own request.
-PG_DEPS		:= tests/plugins/set.h tests/plugins/hook_defs.h $(HEADERS) $(CONFIG_H)
+PG_DEPS		:= tests/plugins/set.h tests/plugins/hook_defs.h tests/plugins/acl.h \
+		   tests/plugins/dump.h $(HEADERS) $(CONFIG_H)
 PG_PLUGINS	:= $(BUILD)/tests/pg_rate.so $(BUILD)/tests/pg_audit.so \
 		   $(BUILD)/tests/pg_slow.so $(BUILD)/tests/pg_spam.so
 pg_flags_rate	:= -DPG_DENY=7

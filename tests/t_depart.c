@@ -75,15 +75,7 @@ void pg_hold(const char *who, int request)
 	(void)request;
 }
 
-static int acl_check(int r) { return r == 13 ? -EPERM : 0; }
-static void acl_log(int r) { (void)r; }
-static const struct lsm_id acl_id = { "acl", 1 };
-static struct pg_hook_list acl_hooks[] = {
-	LSM_HOOK_INIT(req_check, acl_check),
-	LSM_HOOK_INIT(req_log, acl_log),
-};
-static int acl_init(void) { return security_add_hooks(acl_hooks, 2, &acl_id); }
-DEFINE_LSM(acl) = { .name = "acl", .init = acl_init, .id = &acl_id };
+#include "plugins/acl.h"
 
 static char path[PATH_MAX];
 static void *plugin;

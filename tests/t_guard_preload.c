@@ -27,22 +27,13 @@
 
 #include "tap.h"
 #include "plugins/hold.h"	/* check(), pg_hold(), who_is_waited_for() */
+#include "plugins/acl.h"
+#include "plugins/dump.h"
 
 void pg_note(const char *who)
 {
 	(void)who;
 }
-
-static int acl_check(int r) { pg_hold("acl", r); return r == 13 ? -EPERM : 0; }
-static void acl_log(int r) { pg_hold("acl", r); }
-
-static const struct lsm_id acl_id = { "acl", 1 };
-static struct pg_hook_list acl_hooks[] = {
-	LSM_HOOK_INIT(req_check, acl_check),
-	LSM_HOOK_INIT(req_log, acl_log),
-};
-static int acl_init(void) { return security_add_hooks(acl_hooks, 2, &acl_id); }
-DEFINE_LSM(acl) = { .name = "acl", .init = acl_init, .id = &acl_id };
 
 #define PRELOADED_ENV	"ULSM_TEST_PRELOADED"
 
@@ -72,21 +63,6 @@ static void run_preloaded(const char *self, const char *lib)
 	printf("1..0 # SKIP cannot run again with a preload: %s\n",
 	       strerror(errno));
 	exit(0);
-}
-
-static void dump_shows(const char *want, const char *what)
-{
-	char *dump = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&dump, &len);
-
-	if (f) {
-		ulsm_dump(f);
-		fclose(f);
-	}
-	ok(dump && strstr(dump, want), "%s: %s", what, dump &&
-	   strstr(dump, "req_check ") ? strstr(dump, "req_check ") : "(none)");
-	free(dump);
 }
 
 int main(int argc, char **argv)
