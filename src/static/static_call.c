@@ -138,13 +138,34 @@ static bool find_tail(uintptr_t label, uintptr_t tramp, uintptr_t *site)
 	return true;
 }
 
-/* The site's instruction to @target: a call, or a tail site's jump. */
+/*
+ * The site's instruction to @target: a call, or a tail site's jump. A
+ * tail site aimed at the instruction right after it is a NOP of the
+ * jump's length: the same path, with no taken branch (an APR run
+ * function whose slots follow its run site, <ulsm/apr_hooks.h>). Derived
+ * like every other form, so the instruction expected before a change is
+ * known either way.
+ */
 static int site_encode(const struct ulsm_site *s, uintptr_t target,
 		       struct ulsm_insn *out)
 {
-	if (s->role == SITE_TAIL)
-		return arch_encode_branch(s->addr, target, true, out);
-	return arch_encode_call(s->addr, target, out);
+	int ret;
+
+	if (s->role != SITE_TAIL)
+		return arch_encode_call(s->addr, target, out);
+	ret = arch_encode_branch(s->addr, target, true, out);
+	if (!ret && target == s->addr + out->len)
+		ret = arch_encode_branch(s->addr, 0, false, out);
+	return ret;
+}
+
+/* Whether tail site @s holds its instruction to @target. */
+static bool tail_holds(const struct ulsm_site *s, uintptr_t target)
+{
+	struct ulsm_insn j;
+
+	return !site_encode(s, target, &j) &&
+	       !memcmp((const void *)s->addr, j.bytes, j.len);
 }
 
 /*
@@ -336,9 +357,9 @@ static int call_site_callee(const struct ulsm_site *s, uintptr_t *callee)
 	}
 	/* A tail site jumps to its key's target, or to the trampoline. */
 	func = (uintptr_t)__atomic_load_n(&key->func, __ATOMIC_RELAXED);
-	if (func && holds_jump(s->addr, func))
+	if (func && tail_holds(s, func))
 		*callee = func;
-	else if (holds_jump(s->addr, s->target))
+	else if (tail_holds(s, s->target))
 		*callee = s->target;
 	return 1;
 }
