@@ -47,6 +47,14 @@
  * dispatched through APR's arrays). tests/t_apr_diff runs one program
  * against both and compares their output byte for byte.
  *
+ * On x86-64, a C unit's RUN_FIRST and VOID run functions pass the
+ * caller's registers on to the functions (ULSM__APR_TAIL, below): their
+ * args_use must name the parameters of args_decl, in order, as APR's own
+ * macros do. Where it does not (a swap, an expression), a hook of at
+ * most six parameters fails to compile rather than pass the wrong
+ * arguments; one of more is not checked, and would get them wrong when
+ * it has one function.
+ *
  * Not taken over: a program built with APR_HOOK_PROBES_ENABLED keeps
  * APR's run functions (the probes need each call's module name). If an
  * update of the slots fails (out of memory, a system call refused), the
@@ -58,6 +66,7 @@
 #include <apr_hooks.h>
 
 #include <ulsm/compiler.h>
+#include <ulsm/pp.h>
 #include <ulsm/static_call.h>
 #include <ulsm/static_key.h>
 #include <ulsm/unroll.h>
@@ -88,9 +97,11 @@ ULSM__EXTERN_C_BEGIN
  *           RUN_FIRST and VOID hooks jump to slot i - 1's function)
  * @calls:   the slots' static calls, and @tramps their trampolines
  * @run:     where a RUN_FIRST or VOID run function jumps after its check
- *           (ULSM__ARCH_TAIL_SITE, C): the one function when exactly one
- *           is registered, else @run_walk, the function of the slots;
- *           @run_tramp its trampoline. NULL elsewhere: @single does it
+ *           (ULSM__ARCH_APR_BODY, C): the one function when exactly one
+ *           is registered, else @run_walk, the slots (in assembly right
+ *           after that jump, which is then a NOP, or the C slots
+ *           function); @run_tramp its trampoline. NULL elsewhere:
+ *           @single does it
  */
 struct ulsm_apr_hook {
 	const char *name;
@@ -170,26 +181,44 @@ ULSM__EXTERN_C_END
  * any patching, and when none can be done), and the key's reference for
  * the tail site's record.
  */
-#if defined(ULSM__ARCH_TAIL_SITE) && !defined(__cplusplus) &&		\
+#if defined(ULSM__ARCH_APR_BODY) && !defined(__cplusplus) &&		\
     (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8))
 # define ULSM__APR_TAIL	1	/* naked functions: gcc 8, clang */
 #endif
 #define ULSM__APR_RUN_SC(ns, name)	ulsm_apr__##ns##__##name##_run
 #define ULSM__APR_RUN_0(ns, name)	NULL, NULL, NULL
+
+/*
+ * Where the run call goes while the hook has 0 or 2 and more functions:
+ * the slots in assembly right after the run call's tail site, where the
+ * back end writes them (ULSM__ARCH_APR_BODY, ULSM__APR_TAIL: the
+ * prototype decides in the assembler, ULSM__APR_SHAPE), else the C slots
+ * function.
+ */
+#ifdef ULSM__APR_TAIL
+# define ULSM__APR_WALK_TO(ns, name)	ULSM__APR_P(ns, name, body)
+# define ULSM__APR_WALK_DECL(ns, name)					\
+	extern ns##_HOOK_##name##_t ULSM__APR_WALK_TO(ns, name) ULSM__HIDDEN;
+#else
+# define ULSM__APR_WALK_TO(ns, name)	ULSM__APR_SLOTS_FN(ns, name)
+# define ULSM__APR_WALK_DECL(ns, name)					\
+	static ns##_HOOK_##name##_t ULSM__APR_SLOTS_FN(ns, name);
+#endif
+
 #ifdef ULSM__APR_TAIL
 # define ULSM__APR_RUN_DEF_0(ns, name)
 # define ULSM__APR_RUN_DEF_1(ns, name)					\
-	static ns##_HOOK_##name##_t ULSM__APR_SLOTS_FN(ns, name);	\
+	ULSM__APR_WALK_DECL(ns, name)					\
 	static struct static_call_key ULSM__APR_P(ns, name, run) =	\
-		{ (void *)&ULSM__APR_SLOTS_FN(ns, name), 0 };		\
+		{ (void *)&ULSM__APR_WALK_TO(ns, name), 0 };		\
 	ULSM_DEFINE_STATIC_CALL_KEYED(ULSM__APR_RUN_SC(ns, name),	\
-		ULSM__APR_SLOTS_FN(ns, name), &ULSM__APR_P(ns, name, run)); \
+		ULSM__APR_WALK_TO(ns, name), &ULSM__APR_P(ns, name, run)); \
 	static const void *const ULSM__APR_P(ns, name, run_ref)		\
 		__attribute__((used)) = &ULSM__APR_P(ns, name, run);
 # define ULSM__APR_RUN_1(ns, name)					\
 	&ULSM__APR_P(ns, name, run),					\
 	STATIC_CALL_TRAMP_ADDR(ULSM__APR_RUN_SC(ns, name)),		\
-	(void *)&ULSM__APR_SLOTS_FN(ns, name)
+	(void *)&ULSM__APR_WALK_TO(ns, name)
 #else
 # define ULSM__APR_RUN_DEF_0(ns, name)
 # define ULSM__APR_RUN_DEF_1(ns, name)
@@ -330,7 +359,7 @@ ULSM__EXTERN_C_END
  * every build. Left to the compiler's 16 bytes, an unrelated change moved
  * RUN_ALL's from 1.00 to 1.08 times the hard-coded chain (bench_apr).
  */
-#define ULSM__APR_SLOTS_ATTR	__attribute__((noinline, aligned(64)))
+#define ULSM__APR_SLOTS_ATTR	__attribute__((noinline, aligned(64), unused))
 
 /*
  * The start of a run function: with the slots in line, fall into them;
@@ -376,38 +405,137 @@ ulsm__apr_walk:								\
  * array's first function, cold, out of the run function's way.
  */
 #define ULSM__APR_APR_FN(ns, name)	ULSM__APR_P(ns, name, apr)
-#define ULSM__APR_APR_WALK(ns, name, ret, args_decl, CALL, END)		\
-__attribute__((noinline, cold)) static ret				\
-ULSM__APR_APR_FN(ns, name) args_decl					\
+#define ULSM__APR_WALK_FN(ns, name, what, attrs, first, from, ret,	\
+			  args_decl, CALL, END)				\
+__attribute__(attrs) static ret ULSM__APR_P(ns, name, what) args_decl	\
 {									\
 	ns##_LINK_##name##_t *pHook;					\
 	int n;								\
-	ulsm_apr_hook_stale(&ULSM__APR_P(ns, name, hook));		\
-	ULSM__APR_LOOP(ns, name, 0, CALL)				\
+	first;								\
+	ULSM__APR_LOOP(ns, name, from, CALL)				\
 	END;								\
 }
+#define ULSM__APR_APR_WALK(ns, name, ret, args_decl, CALL, END)		\
+	ULSM__APR_WALK_FN(ns, name, apr, (noinline, cold),		\
+		ulsm_apr_hook_stale(&ULSM__APR_P(ns, name, hook)), 0,	\
+		ret, args_decl, CALL, END)
 
 /* --- APR's macros ------------------------------------------------------ */
 
 /*
- * A RUN_FIRST or VOID run function where the back end has tail sites: a
- * naked function whose head (ULSM__ARCH_TAIL_HEAD) checks the array as
+ * A RUN_FIRST or VOID run function where the back end writes its body
+ * (ULSM__ARCH_APR_RUN): a naked function that checks the array as
  * ULSM__APR_STALE does, then jumps through the run call's tail site with
  * the caller's arguments untouched: to the one function registered (a
- * direct jump once patched, as a compiler's tail call), or to the slots
- * function. Naked: its parameters are never named, hence the pragma.
+ * direct jump once patched, as a compiler's tail call), or on to the
+ * slots, which follow the site (it is then a NOP). Naked: its parameters
+ * are never named, hence the pragma.
+ *
+ * The slots are in assembly where the prototype fits (ULSM__APR_SHAPE):
+ * at most six parameters, each an integer of at most eight bytes, an
+ * enumeration, a boolean or a pointer (in registers, SysV ABI), passed
+ * on in args_use in the order of args_decl, as APR's macros do; and a
+ * RUN_FIRST hook's result an integer of 1, 4 or 8 bytes, its decline a
+ * constant. Each parameter is declared as the member of a structure of
+ * its own, named by args_use, and classified there (an array parameter
+ * decays there as it does in the prototype). Anything else jumps to the
+ * C slots function, one jump more. The body passes the caller's
+ * registers on, so args_use must name the parameters in their order;
+ * anything else (a swap, an expression) does not compile: the names are
+ * members of the structures, in order (offsetof takes no expression).
+ * The one-function jump of the head has always relied on it.
  */
 #ifdef ULSM__APR_TAIL
-# define ULSM__APR_TAIL_RUN(ns, link, ret, name, args_decl)		\
+# define ULSM__APR_UNPAREN(...)		__VA_ARGS__
+# define ULSM__APR_NPARAMS_(...)					\
+	(ULSM__NARGS(__VA_ARGS__) - ULSM__IS_VOID(ULSM__FIRST(__VA_ARGS__, ~)))
+# define ULSM__APR_FITS_(...)						\
+	ULSM__AND(ULSM__LE6(ULSM__NARGS(__VA_ARGS__)),			\
+		  ULSM__NOT(ULSM__IS_VOID(ULSM__FIRST(__VA_ARGS__, ~))))
+# define ULSM__APR_EACH(m, ns, name, ...)				\
+	ULSM__CAT(ULSM__APR_EACH_, ULSM__NARGS(__VA_ARGS__))(m, ns, name, \
+							    __VA_ARGS__)
+# define ULSM__APR_EACH_1(m, ns, name, a)	m(ns, name, 0, a)
+# define ULSM__APR_EACH_2(m, ns, name, a, b)				\
+	m(ns, name, 0, a) m(ns, name, 1, b)
+# define ULSM__APR_EACH_3(m, ns, name, a, b, c)				\
+	ULSM__APR_EACH_2(m, ns, name, a, b) m(ns, name, 2, c)
+# define ULSM__APR_EACH_4(m, ns, name, a, b, c, d)			\
+	ULSM__APR_EACH_3(m, ns, name, a, b, c) m(ns, name, 3, d)
+# define ULSM__APR_EACH_5(m, ns, name, a, b, c, d, e)			\
+	ULSM__APR_EACH_4(m, ns, name, a, b, c, d) m(ns, name, 4, e)
+# define ULSM__APR_EACH_6(m, ns, name, a, b, c, d, e, f)		\
+	ULSM__APR_EACH_5(m, ns, name, a, b, c, d, e) m(ns, name, 5, f)
+# define ULSM__APR_PSTRUCT(ns, name, i, decl)				\
+	struct ULSM__APR_P(ns, name, p##i) { char ulsm__pad; decl; };
+# define ULSM__APR_WORD(e)						\
+	(__builtin_classify_type(e) >= 1 &&				\
+	 __builtin_classify_type(e) <= 5 &&				\
+	 !_Generic((e), __int128: 1, unsigned __int128: 1, default: 0))
+# define ULSM__APR_PCHECK(ns, name, i, use)				\
+	&& __builtin_offsetof(struct ULSM__APR_P(ns, name, p##i), use) < \
+	   sizeof(struct ULSM__APR_P(ns, name, p##i))			\
+	&& ULSM__APR_WORD(((struct ULSM__APR_P(ns, name, p##i) *)0)->use)
+# define ULSM__APR_SHAPE(ns, name, args_decl, args_use, retok)		\
+	ULSM__WHEN(ULSM__APR_FITS_ args_decl)(ULSM__APR_EACH(		\
+		ULSM__APR_PSTRUCT, ns, name, ULSM__APR_UNPAREN args_decl)) \
+	enum { ULSM__APR_P(ns, name, shape) = (retok) &&		\
+	       ULSM__APR_NPARAMS_ args_decl <= 6			\
+	       ULSM__WHEN(ULSM__APR_FITS_ args_decl)(ULSM__APR_EACH(	\
+		ULSM__APR_PCHECK, ns, name, ULSM__APR_UNPAREN args_use)) };
+/* A RUN_FIRST hook's result and decline (ULSM__ARCH_APR_RUN's compare). */
+# define ULSM__APR_RET_OK(ns, name, ret, decline)			\
+	struct ULSM__APR_P(ns, name, rt) { ret r; };			\
+	enum { ULSM__APR_P(ns, name, retok) =				\
+		__builtin_classify_type(				\
+			((struct ULSM__APR_P(ns, name, rt) *)0)->r) >= 1 && \
+		__builtin_classify_type(				\
+			((struct ULSM__APR_P(ns, name, rt) *)0)->r) <= 4 && \
+		(sizeof(ret) == 1 || sizeof(ret) == 4 || sizeof(ret) == 8) && \
+		__builtin_constant_p(decline) };
+# define ULSM__APR_DECLINE(decline)					\
+	__builtin_choose_expr(__builtin_constant_p(decline),		\
+			      (long long)(decline), 0LL)
+
+/* The key references of the body's sites, and APR's walks it ends in. */
+# define ULSM__APR_CREF(i, ns, name)	&ULSM__APR_P(ns, name, calls)[i],
+# define ULSM__APR_KREF(i, ns, name)	&ULSM__APR_P(ns, name, tail)[i].key,
+# define ULSM__APR_TRAMP_STR(ns, name, i)				\
+	ULSM__STR(ULSM__SC_LOCAL(ULSM__APR_SC(ns, name, i)))
+# define ULSM__APR_BODY_PARTS(ns, name, ret, args_decl, CALL, END)	\
+	static const void *const ULSM__APR_P(ns, name, crefs)[ULSM_APR_SLOTS] \
+		__attribute__((used)) = {				\
+		UNROLL(ULSM_APR_SLOTS, ULSM__APR_CREF, ns, name)	\
+	};								\
+	static const void *const ULSM__APR_P(ns, name, krefs)[ULSM_APR_SLOTS + 1] \
+		__attribute__((used)) = {				\
+		UNROLL(ULSM_APR_SLOTS, ULSM__APR_KREF, ns, name)	\
+		&ULSM__APR_P(ns, name, direct).key			\
+	};								\
+	ULSM__APR_WALK_FN(ns, name, walk, (noinline), (void)0, 0, ret,	\
+			  args_decl, CALL, END)				\
+	ULSM__APR_WALK_FN(ns, name, rest, (noinline), (void)0,		\
+			  ULSM_APR_SLOTS, ret, args_decl, CALL, END)
+
+# define ULSM__APR_TAIL_RUN(ns, link, ret, name, args_decl, rsize, def) \
 _Pragma("GCC diagnostic push")						\
 _Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")		\
-link##_DECLARE(ret) __attribute__((naked)) ns##_run_##name args_decl	\
+link##_DECLARE(ret) __attribute__((naked, aligned(64))) ns##_run_##name args_decl \
 {									\
-	ULSM__ARCH_TAIL_HEAD(&_hooks.link_##name,			\
-			     &ULSM__APR_P(ns, name, hook).from,		\
-			     ULSM__APR_APR_FN(ns, name),		\
-			     &ULSM__SC_LOCAL(ULSM__APR_RUN_SC(ns, name)), \
-			     &ULSM__APR_P(ns, name, run_ref));		\
+	ULSM__ARCH_APR_RUN(ULSM_APR_SLOTS, ULSM__APR_TRAMP_STR, ns, name, \
+		ULSM__APR_WALK_TO(ns, name),				\
+		&_hooks.link_##name, &ULSM__APR_P(ns, name, hook).from,	\
+		ULSM__APR_APR_FN(ns, name),				\
+		&ULSM__SC_LOCAL(ULSM__APR_RUN_SC(ns, name)),		\
+		&ULSM__APR_P(ns, name, run_ref),			\
+		ULSM__APR_P(ns, name, crefs), ULSM__APR_P(ns, name, krefs), \
+		ULSM__APR_P(ns, name, walk), ULSM__APR_P(ns, name, rest), \
+		__builtin_choose_expr(ULSM__APR_P(ns, name, shape),	\
+				      ULSM__APR_P(ns, name, walk),	\
+				      ULSM__APR_SLOTS_FN(ns, name)),	\
+		ULSM__APR_NPARAMS_ args_decl, rsize, def,		\
+		ULSM__IS_ONE(ULSM_RETURN_THUNK),			\
+		ULSM__APR_P(ns, name, shape));				\
 }									\
 _Pragma("GCC diagnostic pop")
 #endif
@@ -462,7 +590,10 @@ ULSM__APR_VOID_RUN(ns, link, name, args_decl, args_use)
 
 #ifdef ULSM__APR_TAIL
 # define ULSM__APR_VOID_RUN(ns, link, name, args_decl, args_use)	\
-	ULSM__APR_TAIL_RUN(ns, link, void, name, args_decl)
+	ULSM__APR_SHAPE(ns, name, args_decl, args_use, 1)		\
+	ULSM__APR_BODY_PARTS(ns, name, void, args_decl,			\
+			     pHook[n].pFunc args_use, return)		\
+	ULSM__APR_TAIL_RUN(ns, link, void, name, args_decl, 0, 0LL)
 #else
 # define ULSM__APR_VOID_RUN(ns, link, name, args_decl, args_use)	\
 link##_DECLARE(void) ns##_run_##name args_decl				\
@@ -535,13 +666,24 @@ ULSM__APR_SLOTS_FN(ns, name) args_decl					\
 ulsm__apr_end:								\
 	return decline;							\
 }									\
-ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use)
+ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use, decline)
 
 #ifdef ULSM__APR_TAIL
-# define ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use)	\
-	ULSM__APR_TAIL_RUN(ns, link, ret, name, args_decl)
+# define ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use,	\
+			     decline)					\
+	ULSM__APR_RET_OK(ns, name, ret, decline)			\
+	ULSM__APR_SHAPE(ns, name, args_decl, args_use,			\
+			ULSM__APR_P(ns, name, retok))			\
+	ULSM__APR_BODY_PARTS(ns, name, ret, args_decl,			\
+			     ret rv = pHook[n].pFunc args_use;		\
+			     if (rv != decline)				\
+				return rv,				\
+			     return decline)				\
+	ULSM__APR_TAIL_RUN(ns, link, ret, name, args_decl,		\
+			   (int)sizeof(ret), ULSM__APR_DECLINE(decline))
 #else
-# define ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use)	\
+# define ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use,	\
+			     decline)					\
 link##_DECLARE(ret) ns##_run_##name args_decl				\
 {									\
 	if (ULSM__APR_STALE(ns, name))					\

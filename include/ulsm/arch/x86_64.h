@@ -145,29 +145,127 @@ do {									\
  * reach, as it does a call site. The compiler records no tail call, so
  * this is for code written here: the head of an APR run function
  * (<ulsm/apr_hooks.h>), the body of a naked function whose parameters
- * are still where its caller put them.
+ * are still where its caller put them, and its slots' last calls.
  *
- * ULSM__ARCH_TAIL_HEAD: if *@link != *@from (pointers), jump to @other,
- * a function with the same parameters; else jump through the tail site
- * of the static call whose trampoline is @tramp, and whose key *@kref
- * points to. It touches only %r11, which carries no argument (SysV ABI,
- * 3.2.3), and not the stack; a jump needs no return address, so the
- * site is emulated mid-patch under a shadow stack too.
+ * ULSM__ARCH_APR_RUN (below) writes the APR run functions' tail sites
+ * and their bodies. A jump needs no return address, so a tail site is
+ * emulated mid-patch under a shadow stack too.
  */
 #define ULSM__ARCH_TAIL_SITE	1
-#define ULSM__ARCH_TAIL_HEAD(link, from, other, tramp, kref)		\
+
+/*
+ * An APR run function's body (<ulsm/apr_hooks.h>, RUN_FIRST and VOID hooks
+ * whose parameters are at most six integers or pointers): the slots in
+ * assembly, right after the run call's tail site, so that with two or
+ * more functions that site is a NOP (src/static/static_call.c) and the
+ * path has no jump the hard-coded chain has not. Every site is one the
+ * C slots function has too, of the same keys and calls, so the refill
+ * writes them in its one transaction as before:
+ *
+ *	BODY:	jmp W		the direct key: NOP while the slots are in use
+ *		nop5		tail key 0: jmp N (no function)
+ *	per slot i:
+ *		nop5		tail key i + 1: jmp T<i> (slot i is the last)
+ *		push args; call <slot i>; pop args
+ *		cmp $DECLINE; jne RET	(RUN_FIRST)
+ *		jmp REST	after the last slot: APR's array from slot 32 on
+ *	T<i>:	jmp <slot i>	a tail site of slot i's call
+ *	N:	mov $DECLINE, %eax (RUN_FIRST); RET: ret
+ *	W:	jmp WALK	APR's array from its first function
+ *
+ * The head before BODY: if *@LINK != *@FROM (pointers), jump to
+ * @OTHER, a function with the same parameters (APR's walk); else jump
+ * through the tail site of the run call, whose trampoline is @RUN and
+ * whose key *@KREF points to. Head and slots touch %r11 (which carries no
+ * argument, SysV ABI 3.2.3) and, around each call, the stack.
+ * @OK (a constant): the prototype fits; else BODY is "jmp @CSLOTS", the
+ * C slots function. @BODY: the symbol the run call's key starts at;
+ * @WALK, @REST: APR's array from its first function, and from slot
+ * @NSLOTS on, with the run function's parameters.
+ * @TRAMP(ns, name, i): slot i's trampoline's local name, as a string.
+ * @CREFS, @KREFS: arrays of pointers to the slots' call keys, and to the
+ * tail keys' and the direct key's struct static_key (ULSM_APR_SLOTS + 1).
+ */
+#define ULSM__ARCH_APR_BODY	1
+
+#define ULSM__X86_APR_SITE(TABLE)					\
+	".pushsection " TABLE ", \"aR\"\n\t.balign 4\n\t"
+#define ULSM__X86_APR_CALLREC(NUM)					\
+	"1:\n\t" ULSM__X86_APR_SITE("ulsm_call_sites")			\
+	".long 1b - ., %c[crefs] + %c[psz] * " #NUM " - .\n\t"		\
+	".popsection\n\t"
+#define ULSM__X86_APR_KEY(B, TARGET, KEY, FLAGS)			\
+	ULSM__X86_APR_SITE("ulsm_jump_table")				\
+	".long 1b - ., " B TARGET " - .\n\t"				\
+	".long %c[krefs] + %c[psz] * (" KEY ") - ., " FLAGS "\n\t"	\
+	".popsection\n\t"
+
+#define ULSM__X86_APR_SLOT(NUM, TRAMP, ns, name, B)			\
+	".if " #NUM " + 1 < %c[slots]\n"				\
+	"1:\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"			\
+	ULSM__X86_APR_KEY(B, "T" #NUM, #NUM " + 1", "0")		\
+	".endif\n\t"							\
+	ULSM__X86_PUSH_ARGS						\
+	"call " TRAMP(ns, name, NUM) "\n"				\
+	ULSM__X86_APR_CALLREC(NUM)					\
+	ULSM__X86_POP_ARGS						\
+	ULSM__X86_CMP_DEF(B "RET")
+
+#define ULSM__X86_APR_TAIL(NUM, TRAMP, ns, name, B)			\
+	".if " #NUM " + 1 < %c[slots]\n"				\
+	B "T" #NUM ":\n\t"						\
+	"jmp " TRAMP(ns, name, NUM) "\n"				\
+	ULSM__X86_APR_CALLREC(NUM)					\
+	".endif\n\t"
+
+#define ULSM__ARCH_APR_RUN(NSLOTS, TRAMP, ns, name, BODY, LINK, FROM,	\
+			   OTHER, RUN, KREF, CREFS, KREFS, WALK, REST,	\
+			   CSLOTS, NARGS, RSIZE, DEF, THUNK, OK)	\
 	__asm__ __volatile__(						\
 		"mov %c[f](%%rip), %%r11\n\t"				\
 		"cmp %%r11, %c[l](%%rip)\n\t"				\
 		"jne %c[o]\n\t"						\
 		"jmp %c[t]\n"						\
 		"1:\n\t"						\
-		".pushsection ulsm_call_sites, \"aR\"\n\t"		\
-		".balign 4\n\t"						\
+		ULSM__X86_APR_SITE("ulsm_call_sites")			\
 		".long 1b - ., %c[k] - .\n\t"				\
-		".popsection"						\
-		: : [l] "i" (link), [f] "i" (from), [o] "i" (other),	\
-		    [t] "i" (tramp), [k] "i" (kref))
+		".popsection\n\t"					\
+		".globl " ULSM__STR(BODY) "\n\t"			\
+		".hidden " ULSM__STR(BODY) "\n\t"			\
+		".type " ULSM__STR(BODY) ", @function\n"		\
+		ULSM__STR(BODY) ":\n\t"					\
+		".if %c[ok]\n"						\
+		"1:\t.byte 0xe9\n\t.long " ULSM__X86_APR_B(ns, name) "W - 2f\n" \
+		"2:\n\t"						\
+		ULSM__X86_APR_KEY(ULSM__X86_APR_B(ns, name), "W",	\
+				  "%c[slots]", "3")			\
+		"1:\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"		\
+		ULSM__X86_APR_KEY(ULSM__X86_APR_B(ns, name), "N", "0", "0") \
+		UNROLL(NSLOTS, ULSM__X86_APR_SLOT, TRAMP, ns, name,	\
+		       ULSM__X86_APR_B(ns, name))			\
+		"jmp %c[rest]\n\t"					\
+		UNROLL(NSLOTS, ULSM__X86_APR_TAIL, TRAMP, ns, name,	\
+		       ULSM__X86_APR_B(ns, name))			\
+		ULSM__X86_APR_B(ns, name) "N:\n\t"			\
+		ULSM__X86_SET_DEF					\
+		ULSM__X86_APR_B(ns, name) "RET:\n\t"			\
+		ULSM__X86_RET						\
+		ULSM__X86_APR_B(ns, name) "W:\n\t"			\
+		"jmp %c[walk]\n\t"					\
+		".else\n\t"						\
+		"jmp %c[cslots]\n\t"					\
+		".endif\n\t"						\
+		".size " ULSM__STR(BODY) ", . - " ULSM__STR(BODY)	\
+		: : [l] "i" (LINK), [f] "i" (FROM), [o] "i" (OTHER),	\
+		    [t] "i" (RUN), [k] "i" (KREF),			\
+		    [crefs] "i" (CREFS), [krefs] "i" (KREFS),		\
+		    [walk] "i" (WALK), [rest] "i" (REST),		\
+		    [cslots] "i" (CSLOTS), [slots] "i" (NSLOTS),	\
+		    [psz] "i" (sizeof(void *)), [n] "i" (NARGS),	\
+		    [sz] "i" (RSIZE),					\
+		    [deflo] "i" ((int)(DEF)), [defhi] "i" ((int)((DEF) >> 32)), \
+		    [thunk] "i" (THUNK), [ok] "i" (OK))
+#define ULSM__X86_APR_B(ns, name)	".Lulsm_apr_" #ns "_" #name "_"
 
 /*
  * Hook entries (<ulsm/lsm_hooks.h>, docs/hook-framework.md "Dispatch").
