@@ -39,7 +39,7 @@ struct ba_case {
 };
 
 #define BA_LOOP(ns, kind, K)						\
-	__attribute__((noinline)) static void				\
+	__attribute__((noinline, aligned(64))) static void		\
 	loop_##ns##_##kind##_##K(unsigned long n)			\
 	{								\
 		for (unsigned long i = 0; i < n; i++)			\
