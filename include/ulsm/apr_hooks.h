@@ -439,11 +439,14 @@ __attribute__(attrs) static ret ULSM__APR_P(ns, name, what) args_decl	\
  * constant. Each parameter is declared as the member of a structure of
  * its own, named by args_use, and classified there (an array parameter
  * decays there as it does in the prototype). Anything else jumps to the
- * C slots function, one jump more. The body passes the caller's
- * registers on, so args_use must name the parameters in their order;
- * anything else (a swap, an expression) does not compile: the names are
- * members of the structures, in order (offsetof takes no expression).
- * The one-function jump of the head has always relied on it.
+ * C slots function, one jump more. The run function starts a cache
+ * line, as the slots functions and the hook entries do, so that its
+ * branches sit where they sit in every build. The body passes the
+ * caller's registers on, so args_use must name the parameters in their
+ * order; up to six parameters, anything else (a swap, an expression)
+ * does not compile: the names are members of the structures, in order
+ * (offsetof takes no expression). The one-function jump of the head has
+ * always relied on it.
  */
 #ifdef ULSM__APR_TAIL
 # define ULSM__APR_UNPAREN(...)		__VA_ARGS__
