@@ -125,7 +125,9 @@ static bool tail_is_nop(const void *fn)
  * changes and runs apart, so this goes under the drop-in, to the run
  * call itself (the same unit defines it), and aims it in turn at the one
  * function and at the slots, which hold that same function (the site is
- * then a NOP: the slots follow it):
+ * then a NOP: the slots follow it), or, with two functions, one that
+ * declines and then it (the slots then call the first and tail-call the
+ * second):
  * every run must give its result, whichever way it went, and some
  * threads must have met the site mid-patch (a trap emulated as the jump,
  * or rewound).
@@ -149,7 +151,7 @@ static void *racer(void *arg)
 	return NULL;
 }
 
-static void race_tail_site(long updates)
+static void race_tail_site(long updates, const char *what, bool two)
 {
 	struct static_call_key *key = &ULSM__APR_P(tt, first, run);
 	void *tramp = STATIC_CALL_TRAMP_ADDR(ULSM__APR_RUN_SC(tt, first));
@@ -158,6 +160,8 @@ static void race_tail_site(long updates)
 	pthread_t t[RACERS];
 	int failed = 0, started = 0;
 
+	race_stop = 0;
+	race_bad = race_runs = 0;
 	ulsm_get_stats(&st0);
 	for (int i = 0; i < RACERS; i++)
 		started += !pthread_create(&t[i], NULL, racer, NULL);
@@ -168,8 +172,8 @@ static void race_tail_site(long updates)
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	ulsm_get_stats(&st1);
-	ok(started == RACERS && !failed, "%ld updates of the tail site while "
-	   "%d threads run through it (%s)", updates, started,
+	ok(started == RACERS && !failed, "%s: %ld updates of the tail site "
+	   "while %d threads run through it (%s)", what, updates, started,
 	   failed ? strerror(-failed) : "all applied");
 	ok(race_runs > 0 && !race_bad, "every one of %ld runs gave the "
 	   "function's result (%ld did not)", race_runs, race_bad);
@@ -178,9 +182,16 @@ static void race_tail_site(long updates)
 	   "threads met the site mid-patch (%lu emulated, %lu rewound)",
 	   st1.traps_emulated - st0.traps_emulated,
 	   st1.traps_rewound - st0.traps_rewound);
-	ok(!__static_call_update(key, tramp, (void *)first_plus1) &&
-	   tail_target((const void *)tt_run_first) == (uintptr_t)first_plus1,
-	   "and the site is left jumping to the function");
+	/* Left as the refill left it: the one function, or the slots. */
+	if (two)
+		ok(!__static_call_update(key, tramp, slots) &&
+		   tail_is_nop((const void *)tt_run_first),
+		   "and the site is left a NOP, on to the slots");
+	else
+		ok(!__static_call_update(key, tramp, (void *)first_plus1) &&
+		   tail_target((const void *)tt_run_first) ==
+		   (uintptr_t)first_plus1,
+		   "and the site is left jumping to the function");
 }
 
 /* The real libaprutil sort: a new array behind the drop-in's slots. */
@@ -228,7 +239,7 @@ int main(int argc, char **argv)
 	   (uintptr_t)first_plus1,
 	   "one function: first's run function jumps straight to it");
 	ok(tt_run_first(5) == 6, "one function: first gives its result");
-	race_tail_site(updates);
+	race_tail_site(updates, "one function", false);
 
 	tt_hook_note(note_it, NULL, NULL, APR_HOOK_MIDDLE);
 	ok(tail_target((const void *)tt_run_note) == (uintptr_t)note_it,
@@ -245,6 +256,8 @@ int main(int argc, char **argv)
 
 	/* Two: back to the slots function, in APR's order. */
 	tt_hook_first(first_decline, NULL, NULL, APR_HOOK_FIRST);
+	/* Sorted, the one that declines is in slot 0: slot 1 must answer. */
+	ulsm_apr_hook_sort_all();
 	ok(slots_first &&
 	   tail_target((const void *)tt_run_first) == slots_first &&
 	   tail_is_nop((const void *)tt_run_first),
@@ -255,6 +268,7 @@ int main(int argc, char **argv)
 	   "NOP)");
 	ok(tt_run_first(5) == 6 && ulsm_apr_hook_slots("first") == 2,
 	   "two functions: the first declines, the second answers");
+	race_tail_site(updates, "two functions", true);
 	tt_hook_note(note_it, NULL, NULL, APR_HOOK_LAST);
 	noted = 0;
 	tt_run_note(7);
@@ -263,8 +277,8 @@ int main(int argc, char **argv)
 
 	/*
 	 * The array changed behind the slots: the walk, in the new order
-	 * (the slots still hold the registration order, where first_plus1
-	 * answers first).
+	 * (the slots still hold first_decline, first_plus1, first_times2,
+	 * the array as registered after the last sort: first_plus1 answers).
 	 */
 	tt_hook_first(first_times2, NULL, NULL, APR_HOOK_REALLY_FIRST);
 	real_sort_all();
