@@ -110,7 +110,7 @@ TEST_BINS	:= $(TESTS_C:tests/%.c=$(BUILD)/tests/%.t) \
 SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
 		   $(BUILD)/examples/hooks $(BUILD)/examples/plugins/host
 EXAMPLE_BINS	:= $(SMALL_EXAMPLES) $(BUILD)/examples/keys_demo $(BUILD)/examples/lsm_demo
-STRESS_ARGS	?= --flips 100000 --threads 3
+STRESS_ARGS	?= --flips 50000 --threads 3
 
 .PHONY: all tests examples check stress bench demo demo-keys demo-trace install uninstall clean distclean
 all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc $(BUILD)/ulsm-trace $(BUILD)/ulsmctl
@@ -627,7 +627,7 @@ check: all $(TEST_BINS)
 TRACE_FUZZ_ARGS	?= --scale 10 --seed 2
 stress: all $(BUILD)/tests/t_trace_fuzz.t $(BUILD)/tests/t_grace.t $(BUILD)/tests/t_lsm_plugins.t $(BUILD)/tests/t_lsm_churn.t $(BUILD)/tests/t_fault_walk.t $(BUILD)/tests/t_stress.t $(BUILD)/tests/t_sync_fallback.t $(BUILD)/tests/t_static_call_stress.t $(BUILD)/tests/t_lsm_toggle.t $(BUILD)/tests/t_lsm_call_sites.t $(BUILD)/tests/t_static_call_inline.t $(BUILD)/tests/t_tracepoint.t
 	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
-	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 100000 --threads 3
+	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 50000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 20000 --threads 3
 	$(EMU) $(BUILD)/tests/t_lsm_call_sites.t --updates 50000 --threads 3
 	$(EMU) $(BUILD)/tests/t_static_call_inline.t --updates 50000 --threads 3
