@@ -297,12 +297,13 @@ else
 endif
 
 # Compiled as users' programs are: no _GNU_SOURCE.
-$(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c tests/compile/*/*) $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+$(BUILD)/tests/t_compile.t: tests/t_compile.sh.in $(wildcard tests/compile/*.c tests/compile/*/*) $(HEADERS) $(APR_HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	sed -e 's|@CC@|$(CC)|' -e 's|@SRCDIR@|$(CURDIR)|' \
 	    -e 's|@INCS@|-I$(abspath $(BUILD))/include -I$(CURDIR)/include|' \
 	    -e 's|@CFLAGS@|-I$(CURDIR)/tests $(CPPFLAGS) -std=gnu11 -Wall -Wextra $(SANFLAGS) -pthread|' \
-	    -e 's|@LIBS@|$(abspath $(STATIC_LIB)) $(LDLIBS_ALL)|' $< > $@
+	    -e 's|@LIBS@|$(abspath $(STATIC_LIB)) $(LDLIBS_ALL)|' \
+	    -e 's|@APR_INCS@|$(if $(filter y,$(HAVE_APR)),-I$(CURDIR)/include/ulsm/apr -I$(abspath $(BUILD))/include -I$(CURDIR)/include $(APR_CFLAGS))|' $< > $@
 	chmod +x $@
 
 $(BUILD)/tests/t_examples.t: tests/t_examples.sh.in $(SMALL_EXAMPLES) $(BUILD)/libulsm.so $(BUILD)/ulsm-uninstalled.pc
