@@ -449,90 +449,86 @@ __attribute__(attrs) static ret ULSM__APR_P(ns, name, what) args_decl	\
  * one-function jump of the head relies on it with any prototype, the
  * slots in assembly with at most six parameters.
  */
-#ifdef ULSM__APR_TAIL
-# define ULSM__APR_UNPAREN(...)		__VA_ARGS__
-# define ULSM__APR_NPARAMS_(...)					\
+#define ULSM__APR_UNPAREN(...)		__VA_ARGS__
+#define ULSM__APR_NPARAMS_(...)					\
 	(ULSM__NARGS(__VA_ARGS__) - ULSM__IS_VOID(ULSM__FIRST(__VA_ARGS__, ~)))
-# define ULSM__APR_FITS_(...)						\
-	ULSM__AND(ULSM__LE6(ULSM__NARGS(__VA_ARGS__)),			\
-		  ULSM__NOT(ULSM__IS_VOID(ULSM__FIRST(__VA_ARGS__, ~))))
-/* Up to 16 parameters, args_use's order is checked (ULSM__APR_SHAPE). */
-# define ULSM__APR_LE16_0	1
-# define ULSM__APR_LE16_1	1
-# define ULSM__APR_LE16_2	1
-# define ULSM__APR_LE16_3	1
-# define ULSM__APR_LE16_4	1
-# define ULSM__APR_LE16_5	1
-# define ULSM__APR_LE16_6	1
-# define ULSM__APR_LE16_7	1
-# define ULSM__APR_LE16_8	1
-# define ULSM__APR_LE16_9	1
-# define ULSM__APR_LE16_10	1
-# define ULSM__APR_LE16_11	1
-# define ULSM__APR_LE16_12	1
-# define ULSM__APR_LE16_13	1
-# define ULSM__APR_LE16_14	1
-# define ULSM__APR_LE16_15	1
-# define ULSM__APR_LE16_16	1
-# define ULSM__APR_CHECKED_(...)					\
+/* Up to 16 parameters, args_use's order is checked (ULSM__APR_ORDER). */
+#define ULSM__APR_LE16_0	1
+#define ULSM__APR_LE16_1	1
+#define ULSM__APR_LE16_2	1
+#define ULSM__APR_LE16_3	1
+#define ULSM__APR_LE16_4	1
+#define ULSM__APR_LE16_5	1
+#define ULSM__APR_LE16_6	1
+#define ULSM__APR_LE16_7	1
+#define ULSM__APR_LE16_8	1
+#define ULSM__APR_LE16_9	1
+#define ULSM__APR_LE16_10	1
+#define ULSM__APR_LE16_11	1
+#define ULSM__APR_LE16_12	1
+#define ULSM__APR_LE16_13	1
+#define ULSM__APR_LE16_14	1
+#define ULSM__APR_LE16_15	1
+#define ULSM__APR_LE16_16	1
+#define ULSM__APR_CHECKED_(...)					\
 	ULSM__AND(ULSM__IS_ONE(ULSM__CAT(ULSM__APR_LE16_,		\
 					 ULSM__NARGS(__VA_ARGS__))),	\
 		  ULSM__NOT(ULSM__IS_VOID(ULSM__FIRST(__VA_ARGS__, ~))))
-# define ULSM__APR_EACH(m, ns, name, ...)				\
+#define ULSM__APR_EACH(m, ns, name, ...)				\
 	ULSM__CAT(ULSM__APR_EACH_, ULSM__NARGS(__VA_ARGS__))(m, ns, name, \
 							    __VA_ARGS__)
-# define ULSM__APR_EACH_1(m, ns, name, a)	m(ns, name, 0, a)
-# define ULSM__APR_EACH_2(m, ns, name, a, b)				\
+#define ULSM__APR_EACH_1(m, ns, name, a)	m(ns, name, 0, a)
+#define ULSM__APR_EACH_2(m, ns, name, a, b)				\
 	m(ns, name, 0, a) m(ns, name, 1, b)
-# define ULSM__APR_EACH_3(m, ns, name, a, b, c)				\
+#define ULSM__APR_EACH_3(m, ns, name, a, b, c)				\
 	ULSM__APR_EACH_2(m, ns, name, a, b) m(ns, name, 2, c)
-# define ULSM__APR_EACH_4(m, ns, name, a, b, c, d)			\
+#define ULSM__APR_EACH_4(m, ns, name, a, b, c, d)			\
 	ULSM__APR_EACH_3(m, ns, name, a, b, c) m(ns, name, 3, d)
-# define ULSM__APR_EACH_5(m, ns, name, a, b, c, d, e)			\
+#define ULSM__APR_EACH_5(m, ns, name, a, b, c, d, e)			\
 	ULSM__APR_EACH_4(m, ns, name, a, b, c, d) m(ns, name, 4, e)
-# define ULSM__APR_EACH_6(m, ns, name, a, b, c, d, e, f)		\
+#define ULSM__APR_EACH_6(m, ns, name, a, b, c, d, e, f)		\
 	ULSM__APR_EACH_5(m, ns, name, a, b, c, d, e) m(ns, name, 5, f)
-# define ULSM__APR_EACH_7(m, ns, name, x0, x1, x2, x3, x4, x5, x6)	\
+#define ULSM__APR_EACH_7(m, ns, name, x0, x1, x2, x3, x4, x5, x6)	\
 	ULSM__APR_EACH_6(m, ns, name, x0, x1, x2, x3, x4, x5)		\
 	m(ns, name, 6, x6)
-# define ULSM__APR_EACH_8(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7)	\
+#define ULSM__APR_EACH_8(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7)	\
 	ULSM__APR_EACH_7(m, ns, name, x0, x1, x2, x3, x4, x5, x6)	\
 	m(ns, name, 7, x7)
-# define ULSM__APR_EACH_9(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7,	\
+#define ULSM__APR_EACH_9(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7,	\
 			 x8)						\
 	ULSM__APR_EACH_8(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7)	\
 	m(ns, name, 8, x8)
-# define ULSM__APR_EACH_10(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
+#define ULSM__APR_EACH_10(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
 			 x7, x8, x9)					\
 	ULSM__APR_EACH_9(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7,	\
 			 x8)						\
 	m(ns, name, 9, x9)
-# define ULSM__APR_EACH_11(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
+#define ULSM__APR_EACH_11(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
 			 x7, x8, x9, x10)				\
 	ULSM__APR_EACH_10(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7,	\
 			 x8, x9)					\
 	m(ns, name, 10, x10)
-# define ULSM__APR_EACH_12(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
+#define ULSM__APR_EACH_12(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
 			 x7, x8, x9, x10, x11)				\
 	ULSM__APR_EACH_11(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7,	\
 			 x8, x9, x10)					\
 	m(ns, name, 11, x11)
-# define ULSM__APR_EACH_13(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
+#define ULSM__APR_EACH_13(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
 			 x7, x8, x9, x10, x11, x12)			\
 	ULSM__APR_EACH_12(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7,	\
 			 x8, x9, x10, x11)				\
 	m(ns, name, 12, x12)
-# define ULSM__APR_EACH_14(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
+#define ULSM__APR_EACH_14(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
 			 x7, x8, x9, x10, x11, x12, x13)		\
 	ULSM__APR_EACH_13(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7,	\
 			 x8, x9, x10, x11, x12)				\
 	m(ns, name, 13, x13)
-# define ULSM__APR_EACH_15(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
+#define ULSM__APR_EACH_15(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
 			 x7, x8, x9, x10, x11, x12, x13, x14)		\
 	ULSM__APR_EACH_14(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7,	\
 			 x8, x9, x10, x11, x12, x13)			\
 	m(ns, name, 14, x14)
-# define ULSM__APR_EACH_16(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
+#define ULSM__APR_EACH_16(m, ns, name, x0, x1, x2, x3, x4, x5, x6,	\
 			 x7, x8, x9, x10, x11, x12, x13, x14, x15)	\
 	ULSM__APR_EACH_15(m, ns, name, x0, x1, x2, x3, x4, x5, x6, x7,	\
 			 x8, x9, x10, x11, x12, x13, x14)		\
@@ -541,28 +537,50 @@ __attribute__(attrs) static ret ULSM__APR_P(ns, name, what) args_decl	\
  * Parameter i's structure. Its name is what the compiler prints when
  * args_use does not name the parameters in order ("has no member").
  */
-# define ULSM__APR_PS(ns, name, i)					\
+#define ULSM__APR_PS(ns, name, i)					\
 	struct ULSM__APR_P(ns, name, args_use_in_order_##i)
-# define ULSM__APR_PSTRUCT(ns, name, i, decl)				\
+#define ULSM__APR_PSTRUCT(ns, name, i, decl)				\
 	ULSM__APR_PS(ns, name, i) { char ulsm__pad; decl; };
-# define ULSM__APR_WORD(e)						\
-	(__builtin_classify_type(e) >= 1 &&				\
-	 __builtin_classify_type(e) <= 5 &&				\
-	 !_Generic((e), __int128: 1, unsigned __int128: 1, default: 0))
 /* use names parameter i (else the compiler stops here) ... */
-# define ULSM__APR_PORDER(ns, name, i, use)				\
+#define ULSM__APR_PORDER(ns, name, i, use)				\
 	&& __builtin_offsetof(ULSM__APR_PS(ns, name, i), use) <		\
 	   sizeof(ULSM__APR_PS(ns, name, i))
-/* ... and it is passed in an integer register. */
-# define ULSM__APR_PWORD(ns, name, i, use)				\
-	&& ULSM__APR_WORD(((ULSM__APR_PS(ns, name, i) *)0)->use)
-# define ULSM__APR_SHAPE(ns, name, args_decl, args_use, retok)		\
+/*
+ * args_use against args_decl, up to sixteen parameters, for every
+ * RUN_FIRST and VOID hook on every back end: each name of args_use must
+ * be a member of its parameter's structure, in order (the compiler
+ * stops at the first that is not). Where the back end writes the run
+ * function, its one-function jump passes the caller's arguments on as
+ * they are; elsewhere the check keeps a program that compiles on one
+ * machine compiling on the others. Not in C++, whose run functions are
+ * always C (no naked functions), and where an array parameter would be a
+ * flexible array member, which C++ does not have.
+ */
+#ifndef __cplusplus
+# define ULSM__APR_ORDER(ns, name, args_decl, args_use)			\
 	ULSM__WHEN(ULSM__APR_CHECKED_ args_decl)(ULSM__APR_EACH(	\
 		ULSM__APR_PSTRUCT, ns, name, ULSM__APR_UNPAREN args_decl)) \
 	enum { ULSM__APR_P(ns, name, order) = 1				\
 	       ULSM__WHEN(ULSM__APR_CHECKED_ args_decl)(ULSM__APR_EACH(	\
-		ULSM__APR_PORDER, ns, name, ULSM__APR_UNPAREN args_use)), \
-	       ULSM__APR_P(ns, name, shape) = (retok) &&		\
+		ULSM__APR_PORDER, ns, name, ULSM__APR_UNPAREN args_use)) };
+#else
+# define ULSM__APR_ORDER(ns, name, args_decl, args_use)
+#endif
+
+#ifdef ULSM__APR_TAIL
+# define ULSM__APR_FITS_(...)						\
+	ULSM__AND(ULSM__LE6(ULSM__NARGS(__VA_ARGS__)),			\
+		  ULSM__NOT(ULSM__IS_VOID(ULSM__FIRST(__VA_ARGS__, ~))))
+# define ULSM__APR_WORD(e)						\
+	(__builtin_classify_type(e) >= 1 &&				\
+	 __builtin_classify_type(e) <= 5 &&				\
+	 !_Generic((e), __int128: 1, unsigned __int128: 1, default: 0))
+/* ... and it is passed in an integer register. */
+# define ULSM__APR_PWORD(ns, name, i, use)				\
+	&& ULSM__APR_WORD(((ULSM__APR_PS(ns, name, i) *)0)->use)
+# define ULSM__APR_SHAPE(ns, name, args_decl, args_use, retok)		\
+	ULSM__APR_ORDER(ns, name, args_decl, args_use)			\
+	enum { ULSM__APR_P(ns, name, shape) = (retok) &&		\
 	       ULSM__APR_NPARAMS_ args_decl <= 6			\
 	       ULSM__WHEN(ULSM__APR_FITS_ args_decl)(ULSM__APR_EACH(	\
 		ULSM__APR_PWORD, ns, name, ULSM__APR_UNPAREN args_use)) };
@@ -679,6 +697,7 @@ ULSM__APR_VOID_RUN(ns, link, name, args_decl, args_use)
 	ULSM__APR_TAIL_RUN(ns, link, void, name, args_decl, 0, 0LL)
 #else
 # define ULSM__APR_VOID_RUN(ns, link, name, args_decl, args_use)	\
+ULSM__APR_ORDER(ns, name, args_decl, args_use)				\
 link##_DECLARE(void) ns##_run_##name args_decl				\
 {									\
 	if (ULSM__APR_STALE(ns, name)) {				\
@@ -767,6 +786,7 @@ ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use, decline)
 #else
 # define ULSM__APR_FIRST_RUN(ns, link, ret, name, args_decl, args_use,	\
 			     decline)					\
+ULSM__APR_ORDER(ns, name, args_decl, args_use)				\
 link##_DECLARE(ret) ns##_run_##name args_decl				\
 {									\
 	if (ULSM__APR_STALE(ns, name))					\

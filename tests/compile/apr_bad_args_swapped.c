@@ -2,14 +2,12 @@
 /*
  * Must NOT compile: a hook whose args_use names its parameters in
  * another order than args_decl. APR's own macros pass them on as
- * written; the drop-in's run function passes the caller's registers on
- * to the slots (x86-64: include/ulsm/apr_hooks.h, ULSM__APR_SHAPE), so
- * it would call every function with the parameters swapped: it refuses
- * to compile, naming the structure of the parameter that is out of place.
- * Where the slots are C (other back ends) the parameters are passed as
- * written, as APR does, and there is nothing to check: the check fails
- * on purpose, with the same message, so that this file is refused
- * everywhere.
+ * written; the drop-in's run function, where the back end writes it
+ * (x86-64), passes the caller's registers on to the one function
+ * registered and to the slots in assembly, so it would call every
+ * function with the parameters swapped. The drop-in refuses it on every
+ * back end (include/ulsm/apr_hooks.h, ULSM__APR_ORDER), naming the
+ * structure of the parameter that is out of place.
  */
 /* expect: args_use_in_order_0 */
 #include <apr_hooks.h>
@@ -24,13 +22,3 @@ APR_HOOK_STRUCT(
 
 APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST(t, T, int, handle, (int a, long b),
 				      (b, a), -1)
-
-#ifndef ULSM__APR_TAIL
-struct ulsm__apr_t__handle_args_use_in_order_0 { int a; };
-unsigned long t_probe(void);
-unsigned long t_probe(void)
-{
-	return __builtin_offsetof(struct ulsm__apr_t__handle_args_use_in_order_0,
-				  b);
-}
-#endif
