@@ -249,6 +249,20 @@ $(BUILD)/tests/t_apr_tail.t: tests/t_apr_tail.c $(TEST_DEPS) $(if $(filter y,$(H
 		$(CFLAGS_ALL) -fPIE -pie -o $@ $< \
 		$(if $(filter y,$(HAVE_APR)),$(ULSM_APR_LIBS) $(APR_LIBS),$(STATIC_LIB)) $(LDLIBS_ALL)
 
+# httpd's graceful restart (t_apr_reload): a module with hooks of its own,
+# loaded and unloaded; it and the program share the shared libraries.
+ifeq ($(HAVE_APR),y)
+$(BUILD)/tests/apr_reload_mod.so: tests/apr/reload_mod.c tests/apr/reload.h $(ULSM_APR_DEPS) $(BUILD)/libulsm.so $(BUILD)/libulsm-apr.so
+	@mkdir -p $(dir $@)
+	$(CC) $(ULSM_APR_CFLAGS) $(APR_CFLAGS) -Itests $(CFLAGS_ALL) -fPIC -shared -o $@ $< \
+		-L$(BUILD) -lulsm-apr -lulsm $(APR_LIBS) $(LDLIBS_ALL)
+$(BUILD)/tests/t_apr_reload.t: tests/t_apr_reload.c tests/apr/reload.h $(TEST_DEPS) $(ULSM_APR_DEPS) $(BUILD)/tests/apr_reload_mod.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(ULSM_APR_CFLAGS) $(APR_CFLAGS) -DHAVE_APR=1 \
+		$(CFLAGS_ALL) -fPIE -pie -o $@ $< -L$(BUILD) -lulsm-apr -lulsm \
+		$(APR_LIBS) -Wl,-rpath,'$$ORIGIN/..' -rdynamic $(LDLIBS_ALL)
+endif
+
 # Hook-framework tests share the test hook set and its modules.
 $(BUILD)/tests/t_lsm_%.t: tests/t_lsm_%.c tests/lsm/test_lsm.c tests/lsm/test_lsm.h tests/lsm/test_hook_defs.h $(TEST_DEPS)
 	@mkdir -p $(dir $@)
