@@ -121,6 +121,20 @@ static bool tail_is_nop(const void *fn)
 }
 
 /*
+ * Whether the tail site before slot @i (@next: the table of the
+ * instructions after them, each as an offset from its entry) jumps to
+ * @to, or is a NOP for @to 0.
+ */
+static bool slot_tail_is(const int32_t *next, int i, uintptr_t to)
+{
+	const uint8_t *p = (const uint8_t *)&next[i] + next[i] - 5;
+
+	if (!next[i])
+		return false;
+	return to ? jump_target(p) == to : !memcmp(p, nop5, sizeof(nop5));
+}
+
+/*
  * The tail site patched while threads run through it: APR's rule keeps
  * changes and runs apart, so this goes under the drop-in, to the run
  * call itself (the same unit defines it), and aims it in turn at the one
@@ -268,12 +282,21 @@ int main(int argc, char **argv)
 	   "NOP)");
 	ok(tt_run_first(5) == 6 && ulsm_apr_hook_slots("first") == 2,
 	   "two functions: the first declines, the second answers");
+	ok(slot_tail_is(ULSM__APR_P(tt, first, tnext), 0, 0) &&
+	   slot_tail_is(ULSM__APR_P(tt, first, tnext), 1,
+			(uintptr_t)first_plus1),
+	   "  slot 0's tail site is a NOP (it is called), slot 1's jumps "
+	   "to its function");
 	race_tail_site(updates, "two functions", true);
 	tt_hook_note(note_it, NULL, NULL, APR_HOOK_LAST);
 	noted = 0;
 	tt_run_note(7);
 	ok(noted == 14 && ulsm_apr_hook_slots("note") == 2,
 	   "two functions: note's slots ran both (%d)", noted);
+	ok(slot_tail_is(ULSM__APR_P(tt, note, tnext), 0, 0) &&
+	   slot_tail_is(ULSM__APR_P(tt, note, tnext), 1, (uintptr_t)note_it) &&
+	   slot_tail_is(ULSM__APR_P(tt, note, tnext), 2, 0),
+	   "  note's: slot 0 called, slot 1 jumped to, slot 2 a NOP");
 
 	/*
 	 * The array changed behind the slots: the walk, in the new order

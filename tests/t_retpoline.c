@@ -27,8 +27,8 @@
  * section around a static call), the C walk (a slot's call of
  * its trampoline), static_call() and static_call_inline() to a plug-in
  * and to __static_call_return0 (libulsm), a tracepoint with one probe, and
- * APR's drop-in (RUN_ALL with two functions, RUN_FIRST with one) where
- * APR is installed. Two controls show that the test sees: a function
+ * APR's drop-in (RUN_ALL with two functions, RUN_FIRST with one and with
+ * two) where APR is installed. Two controls show that the test sees: a function
  * pointer called by compiled code (the compiler's thunk: clean) and a
  * hand-written "call *%rax" (bare: detected).
  *
@@ -138,6 +138,7 @@ CASE(c_bare, r = rp_bare_call(rp_fp, x))
 #ifdef RP_APR
 CASE(c_apr_all, r = rp_apr_run_all(x))
 CASE(c_apr_first, r = rp_apr_run_first(x))
+CASE(c_apr_first2, r = rp_apr_run_first2(x))
 #endif
 
 /*
@@ -248,10 +249,14 @@ static void child(void)
 		int (*first)(int) = (int (*)(int))(uintptr_t)dlsym(p1, "rp_apr_first");
 
 		setup_check(all && first && rp_apr_setup(all, all, first) == 0,
-			    "APR hooks: two functions on all, one on first");
-		setup_check(rp_apr_slots("all") == 2 && rp_apr_slots("first") == 1,
-			    "  dispatched by their slots (%d, %d)",
-			    rp_apr_slots("all"), rp_apr_slots("first"));
+			    "APR hooks: two functions on all, one on first, "
+			    "two on first2");
+		setup_check(rp_apr_slots("all") == 2 &&
+			    rp_apr_slots("first") == 1 &&
+			    rp_apr_slots("first2") == 2,
+			    "  dispatched by their slots (%d, %d, %d)",
+			    rp_apr_slots("all"), rp_apr_slots("first"),
+			    rp_apr_slots("first2"));
 	}
 #endif
 
@@ -276,6 +281,8 @@ static void child(void)
 		  "rp_p1.so", 0 },
 		{ "APR RUN_FIRST hook, 1 function (a tail call)", c_apr_first,
 		  5, 7, "rp_p1.so", 0 },
+		{ "APR RUN_FIRST hook, 2 functions (a call, then a tail call)",
+		  c_apr_first2, 5, 7, "rp_p1.so", 0 },
 #endif
 		{ "control: a function pointer called by compiled code", c_fp,
 		  5, 6, "rp_p1.so", 0 },

@@ -102,6 +102,12 @@ ULSM__EXTERN_C_BEGIN
  *           after that jump, which is then a NOP, or the C slots
  *           function); @run_tramp its trampoline. NULL elsewhere:
  *           @single does it
+ * @tcalls:  where the slots are in assembly (@tnext[0] not 0): before
+ *           slot i, a tail site of static call tcalls[i] (@ttramps[i]
+ *           its trampoline), aimed at slot i's function when it is the
+ *           last, else at the instruction right after the site (which
+ *           makes it a NOP), at tnext[i] bytes from &tnext[i]. NULL
+ *           elsewhere: the tail keys do it
  */
 struct ulsm_apr_hook {
 	const char *name;
@@ -115,6 +121,9 @@ struct ulsm_apr_hook {
 	struct static_call_key *run;
 	void *run_tramp;
 	void *run_walk;
+	struct static_call_key *tcalls;
+	void *const *ttramps;
+	const int32_t *tnext;
 	int nslots;
 	int filled;		/* the library's: slots in use */
 	struct ulsm_apr_hook *next;
@@ -186,7 +195,8 @@ ULSM__EXTERN_C_END
 # define ULSM__APR_TAIL	1	/* naked functions: gcc 8, clang */
 #endif
 #define ULSM__APR_RUN_SC(ns, name)	ulsm_apr__##ns##__##name##_run
-#define ULSM__APR_RUN_0(ns, name)	NULL, NULL, NULL
+#define ULSM__APR_RUN_0(ns, name)	NULL, NULL, NULL, NULL, NULL, NULL
+#define ULSM__APR_TSC(ns, name, i)	ulsm_apr__##ns##__##name##_t##i
 
 /*
  * Where the run call goes while the hook has 0 or 2 and more functions:
@@ -214,11 +224,28 @@ ULSM__EXTERN_C_END
 	ULSM_DEFINE_STATIC_CALL_KEYED(ULSM__APR_RUN_SC(ns, name),	\
 		ULSM__APR_WALK_TO(ns, name), &ULSM__APR_P(ns, name, run)); \
 	static const void *const ULSM__APR_P(ns, name, run_ref)		\
-		__attribute__((used)) = &ULSM__APR_P(ns, name, run);
+		__attribute__((used)) = &ULSM__APR_P(ns, name, run);	\
+	static struct static_call_key					\
+		ULSM__APR_P(ns, name, tcalls)[ULSM_APR_SLOTS];		\
+	UNROLL(ULSM_APR_SLOTS, ULSM__APR_DEF_TSLOT, ns, name)		\
+	static void *const ULSM__APR_P(ns, name, ttramps)[ULSM_APR_SLOTS] = { \
+		UNROLL(ULSM_APR_SLOTS, ULSM__APR_TTRAMP, ns, name)	\
+	};								\
+	extern const int32_t ULSM__APR_P(ns, name, tnext)[ULSM_APR_SLOTS] \
+		ULSM__HIDDEN;
 # define ULSM__APR_RUN_1(ns, name)					\
 	&ULSM__APR_P(ns, name, run),					\
 	STATIC_CALL_TRAMP_ADDR(ULSM__APR_RUN_SC(ns, name)),		\
-	(void *)&ULSM__APR_WALK_TO(ns, name)
+	(void *)&ULSM__APR_WALK_TO(ns, name),				\
+	ULSM__APR_P(ns, name, tcalls), ULSM__APR_P(ns, name, ttramps),	\
+	ULSM__APR_P(ns, name, tnext)
+/* Slot i's tail call (struct ulsm_apr_hook, @tcalls). */
+# define ULSM__APR_DEF_TSLOT(i, ns, name)				\
+	ULSM_DEFINE_STATIC_CALL_NULL_KEYED(ULSM__APR_TSC(ns, name, i),	\
+		ns##_HOOK_##name##_t,					\
+		&ULSM__APR_P(ns, name, tcalls)[i]);
+# define ULSM__APR_TTRAMP(i, ns, name)					\
+	STATIC_CALL_TRAMP_ADDR(ULSM__APR_TSC(ns, name, i)),
 #else
 # define ULSM__APR_RUN_DEF_0(ns, name)
 # define ULSM__APR_RUN_DEF_1(ns, name)
@@ -603,6 +630,9 @@ __attribute__(attrs) static ret ULSM__APR_P(ns, name, what) args_decl	\
 # define ULSM__APR_KREF(i, ns, name)	&ULSM__APR_P(ns, name, tail)[i].key,
 # define ULSM__APR_TRAMP_STR(ns, name, i)				\
 	ULSM__STR(ULSM__SC_LOCAL(ULSM__APR_SC(ns, name, i)))
+# define ULSM__APR_TREF(i, ns, name)	&ULSM__APR_P(ns, name, tcalls)[i],
+# define ULSM__APR_TTRAMP_STR(ns, name, i)				\
+	ULSM__STR(ULSM__SC_LOCAL(ULSM__APR_TSC(ns, name, i)))
 # define ULSM__APR_BODY_PARTS(ns, name, ret, args_decl, CALL, END)	\
 	static const void *const ULSM__APR_P(ns, name, crefs)[ULSM_APR_SLOTS] \
 		__attribute__((used)) = {				\
@@ -612,6 +642,10 @@ __attribute__(attrs) static ret ULSM__APR_P(ns, name, what) args_decl	\
 		__attribute__((used)) = {				\
 		UNROLL(ULSM_APR_SLOTS, ULSM__APR_KREF, ns, name)	\
 		&ULSM__APR_P(ns, name, direct).key			\
+	};								\
+	static const void *const ULSM__APR_P(ns, name, trefs)[ULSM_APR_SLOTS] \
+		__attribute__((used)) = {				\
+		UNROLL(ULSM_APR_SLOTS, ULSM__APR_TREF, ns, name)	\
 	};								\
 	ULSM__APR_WALK_FN(ns, name, walk, (noinline), (void)0, 0, ret,	\
 			  args_decl, CALL, END)				\
@@ -623,13 +657,15 @@ _Pragma("GCC diagnostic push")						\
 _Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")		\
 link##_DECLARE(ret) __attribute__((naked, aligned(64))) ns##_run_##name args_decl \
 {									\
-	ULSM__ARCH_APR_RUN(ULSM_APR_SLOTS, ULSM__APR_TRAMP_STR, ns, name, \
-		ULSM__APR_WALK_TO(ns, name),				\
+	ULSM__ARCH_APR_RUN(ULSM_APR_SLOTS, ULSM__APR_TRAMP_STR,	\
+		ULSM__APR_TTRAMP_STR, ns, name,				\
+		ULSM__APR_WALK_TO(ns, name), ULSM__APR_P(ns, name, tnext), \
 		&_hooks.link_##name, &ULSM__APR_P(ns, name, hook).from,	\
 		ULSM__APR_APR_FN(ns, name),				\
 		&ULSM__SC_LOCAL(ULSM__APR_RUN_SC(ns, name)),		\
 		&ULSM__APR_P(ns, name, run_ref),			\
 		ULSM__APR_P(ns, name, crefs), ULSM__APR_P(ns, name, krefs), \
+		ULSM__APR_P(ns, name, trefs),				\
 		ULSM__APR_P(ns, name, walk), ULSM__APR_P(ns, name, rest), \
 		__builtin_choose_expr(ULSM__APR_P(ns, name, shape),	\
 				      ULSM__APR_P(ns, name, walk),	\

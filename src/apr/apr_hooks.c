@@ -77,6 +77,12 @@ static void *array_func(const apr_array_header_t *a, int i)
 	return f;
 }
 
+/* The instruction after the tail site before slot @i (@h->tnext). */
+static void *slot_next(const struct ulsm_apr_hook *h, int i)
+{
+	return (void *)((uintptr_t)&h->tnext[i] + (intptr_t)h->tnext[i]);
+}
+
 /*
  * Record @h's slots as its array asks; how many slots are in use. @from is
  * set now, before the update: whether it succeeds or not, the run function
@@ -94,6 +100,10 @@ static int record(struct ulsm_update *u, struct ulsm_apr_hook *h)
 		ulsm_update_call(u, &h->calls[i], h->tramps[i],
 				 i < filled ? array_func(a, i) : NULL);
 		ulsm_update_branch(u, &h->tail[i], i == filled);
+		if (h->tnext && h->tnext[i])
+			ulsm_update_call(u, &h->tcalls[i], h->ttramps[i],
+					 i + 1 == filled ? array_func(a, i) :
+					 slot_next(h, i));
 	}
 	ulsm_update_branch(u, h->direct, true);
 	if (h->run)

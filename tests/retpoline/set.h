@@ -46,5 +46,6 @@ int rp_apr_first(int x);
 int rp_apr_setup(int (*all1)(int), int (*all2)(int), int (*first)(int));
 int rp_apr_run_all(int x);
 int rp_apr_run_first(int x);
+int rp_apr_run_first2(int x);
 int rp_apr_slots(const char *hook);
 #endif

@@ -158,20 +158,29 @@ do {									\
  * whose parameters are at most six integers or pointers): the slots in
  * assembly, right after the run call's tail site, so that with two or
  * more functions that site is a NOP (src/static/static_call.c) and the
- * path has no jump the hard-coded chain has not. Every site is one the
- * C slots function has too, of the same keys and calls, so the refill
- * writes them in its one transaction as before:
+ * path has no jump the hard-coded chain has not. Its sites are the C
+ * slots function's (the same keys and calls) and the slots' tail calls,
+ * and the refill writes them all in its one transaction:
  *
  *	BODY:	jmp W		the direct key: NOP while the slots are in use
  *		nop5		tail key 0: jmp N (no function)
  *	per slot i:
- *		nop5		tail key i + 1: jmp T<i> (slot i is the last)
- *		push args; call <slot i>; pop args
+ *		jmp <tail i>	a tail site of slot i's tail call: a direct
+ *			jump to slot i's function when it is the last,
+ *			else aimed at S<i> (a NOP, src/static/static_call.c)
+ *	S<i>:	push args; call <slot i>; pop args
  *		cmp $DECLINE; jne RET	(RUN_FIRST)
  *		jmp REST	after the last slot: APR's array from slot 32 on
- *	T<i>:	jmp <slot i>	a tail site of slot i's call
  *	N:	mov $DECLINE, %eax (RUN_FIRST); RET: ret
  *	W:	jmp WALK	APR's array from its first function
+ *
+ * and, in .rodata, @NEXT: the addresses S<i>, each as an offset from its
+ * own entry (0 for the last slot, which has no tail site, and where the
+ * prototype does not fit), which the library aims the tail calls at
+ * (struct ulsm_apr_hook, @tnext). So
+ * the last function is one jump away, as the compiler's tail call of a
+ * hard-coded chain is; through the tail key and a tail site after the
+ * slots, it was two.
  *
  * The head before BODY: if *@LINK != *@FROM (pointers), jump to
  * @OTHER, a function with the same parameters (APR's walk); else jump
@@ -184,7 +193,8 @@ do {									\
  * @NSLOTS on, with the run function's parameters.
  * @TRAMP(ns, name, i): slot i's trampoline's local name, as a string.
  * @CREFS, @KREFS: arrays of pointers to the slots' call keys, and to the
- * tail keys' and the direct key's struct static_key (ULSM_APR_SLOTS + 1).
+ * tail keys' and the direct key's struct static_key (ULSM_APR_SLOTS + 1);
+ * @TREFS, @TTRAMP: the tail calls' keys and trampolines' names.
  */
 #define ULSM__ARCH_APR_BODY	1
 
@@ -200,10 +210,16 @@ do {									\
 	".long %c[krefs] + %c[psz] * (" KEY ") - ., " FLAGS "\n\t"	\
 	".popsection\n\t"
 
-#define ULSM__X86_APR_SLOT(NUM, TRAMP, ns, name, B)			\
-	".if " #NUM " + 1 < %c[slots]\n"				\
-	"1:\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"			\
-	ULSM__X86_APR_KEY(B, "T" #NUM, #NUM " + 1", "0")		\
+#define ULSM__X86_APR_TAILREC(NUM)					\
+	"1:\n\t" ULSM__X86_APR_SITE("ulsm_call_sites")			\
+	".long 1b - ., %c[trefs] + %c[psz] * " #NUM " - .\n\t"		\
+	".popsection\n\t"
+
+#define ULSM__X86_APR_SLOT(NUM, TRAMP, TTRAMP, ns, name, B)		\
+	".if " #NUM " + 1 < %c[slots]\n\t"				\
+	"jmp " TTRAMP(ns, name, NUM) "\n"				\
+	ULSM__X86_APR_TAILREC(NUM)					\
+	B "S" #NUM ":\n\t"						\
 	".endif\n\t"							\
 	ULSM__X86_PUSH_ARGS						\
 	"call " TRAMP(ns, name, NUM) "\n"				\
@@ -211,16 +227,19 @@ do {									\
 	ULSM__X86_POP_ARGS						\
 	ULSM__X86_CMP_DEF(B "RET")
 
-#define ULSM__X86_APR_TAIL(NUM, TRAMP, ns, name, B)			\
-	".if " #NUM " + 1 < %c[slots]\n"				\
-	B "T" #NUM ":\n\t"						\
-	"jmp " TRAMP(ns, name, NUM) "\n"				\
-	ULSM__X86_APR_CALLREC(NUM)					\
-	".endif\n\t"
+/*
+ * The instruction after slot NUM's tail site, as an offset from the
+ * entry itself (no relocation), or 0 (no site, or the C slots).
+ */
+#define ULSM__X86_APR_NEXT(NUM, B)					\
+	".if %c[ok] && " #NUM " + 1 < %c[slots]\n\t"			\
+	".long " B "S" #NUM " - .\n\t"				\
+	".else\n\t.long 0\n\t.endif\n\t"
 
-#define ULSM__ARCH_APR_RUN(NSLOTS, TRAMP, ns, name, BODY, LINK, FROM,	\
-			   OTHER, RUN, KREF, CREFS, KREFS, WALK, REST,	\
-			   CSLOTS, NARGS, RSIZE, DEF, THUNK, OK)	\
+#define ULSM__ARCH_APR_RUN(NSLOTS, TRAMP, TTRAMP, ns, name, BODY, NEXT, \
+			   LINK, FROM, OTHER, RUN, KREF, CREFS, KREFS,	\
+			   TREFS, WALK, REST, CSLOTS, NARGS, RSIZE, DEF, \
+			   THUNK, OK)					\
 	__asm__ __volatile__(						\
 		"mov %c[f](%%rip), %%r11\n\t"				\
 		"cmp %%r11, %c[l](%%rip)\n\t"				\
@@ -241,11 +260,9 @@ do {									\
 				  "%c[slots]", "3")			\
 		"1:\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"		\
 		ULSM__X86_APR_KEY(ULSM__X86_APR_B(ns, name), "N", "0", "0") \
-		UNROLL(NSLOTS, ULSM__X86_APR_SLOT, TRAMP, ns, name,	\
+		UNROLL(NSLOTS, ULSM__X86_APR_SLOT, TRAMP, TTRAMP, ns, name, \
 		       ULSM__X86_APR_B(ns, name))			\
 		"jmp %c[rest]\n\t"					\
-		UNROLL(NSLOTS, ULSM__X86_APR_TAIL, TRAMP, ns, name,	\
-		       ULSM__X86_APR_B(ns, name))			\
 		ULSM__X86_APR_B(ns, name) "N:\n\t"			\
 		ULSM__X86_SET_DEF					\
 		ULSM__X86_APR_B(ns, name) "RET:\n\t"			\
@@ -255,10 +272,18 @@ do {									\
 		".else\n\t"						\
 		"jmp %c[cslots]\n\t"					\
 		".endif\n\t"						\
-		".size " ULSM__STR(BODY) ", . - " ULSM__STR(BODY)	\
+		".size " ULSM__STR(BODY) ", . - " ULSM__STR(BODY) "\n\t" \
+		".pushsection .rodata.ulsm_apr, \"a\"\n\t"		\
+		".balign 4\n\t"					\
+		".globl " ULSM__STR(NEXT) "\n\t"			\
+		".hidden " ULSM__STR(NEXT) "\n"				\
+		ULSM__STR(NEXT) ":\n\t"					\
+		UNROLL(NSLOTS, ULSM__X86_APR_NEXT, ULSM__X86_APR_B(ns, name)) \
+		".popsection"						\
 		: : [l] "i" (LINK), [f] "i" (FROM), [o] "i" (OTHER),	\
 		    [t] "i" (RUN), [k] "i" (KREF),			\
 		    [crefs] "i" (CREFS), [krefs] "i" (KREFS),		\
+		    [trefs] "i" (TREFS),				\
 		    [walk] "i" (WALK), [rest] "i" (REST),		\
 		    [cslots] "i" (CSLOTS), [slots] "i" (NSLOTS),	\
 		    [psz] "i" (sizeof(void *)), [n] "i" (NARGS),	\
