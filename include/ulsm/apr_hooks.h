@@ -174,13 +174,25 @@ ULSM__EXTERN_C_END
 #define ULSM__APR_P(ns, name, what)	ulsm__apr_##ns##__##name##_##what
 #define ULSM__APR_SC(ns, name, i)	ulsm_apr__##ns##__##name##_##i
 
-#define ULSM__APR_DEF_SLOT(i, ns, name)					\
-	ULSM_DEFINE_STATIC_CALL_NULL_KEYED(ULSM__APR_SC(ns, name, i),	\
-		ns##_HOOK_##name##_t,					\
-		&ULSM__APR_P(ns, name, calls)[i]);
 #define ULSM__APR_KEY_INIT(i, x)	STATIC_KEY_FALSE_INIT,
-#define ULSM__APR_TRAMP(i, ns, name)					\
-	STATIC_CALL_TRAMP_ADDR(ULSM__APR_SC(ns, name, i)),
+/*
+ * A row of ULSM_APR_SLOTS static calls of the hook's type: their keys
+ * @keys, their trampolines' addresses @tramps; @SC names slot i's call.
+ * The slots' calls (@calls), and their tail calls (@tcalls).
+ */
+#define ULSM__APR_DEF_CALL(i, ns, name, keys, SC)			\
+	ULSM_DEFINE_STATIC_CALL_NULL_KEYED(SC(ns, name, i),		\
+		ns##_HOOK_##name##_t, &ULSM__APR_P(ns, name, keys)[i]);
+#define ULSM__APR_CALL_TRAMP(i, ns, name, keys, SC)			\
+	STATIC_CALL_TRAMP_ADDR(SC(ns, name, i)),
+#define ULSM__APR_DEF_CALLS(ns, name, keys, tramps, SC)			\
+	static struct static_call_key					\
+		ULSM__APR_P(ns, name, keys)[ULSM_APR_SLOTS];		\
+	UNROLL(ULSM_APR_SLOTS, ULSM__APR_DEF_CALL, ns, name, keys, SC)	\
+	static void *const ULSM__APR_P(ns, name, tramps)[ULSM_APR_SLOTS] = { \
+		UNROLL(ULSM_APR_SLOTS, ULSM__APR_CALL_TRAMP,		\
+		       ns, name, keys, SC)				\
+	};
 
 /*
  * The run call of a RUN_FIRST or VOID hook, where the back end has tail
@@ -225,12 +237,7 @@ ULSM__EXTERN_C_END
 		ULSM__APR_WALK_TO(ns, name), &ULSM__APR_P(ns, name, run)); \
 	static const void *const ULSM__APR_P(ns, name, run_ref)		\
 		__attribute__((used)) = &ULSM__APR_P(ns, name, run);	\
-	static struct static_call_key					\
-		ULSM__APR_P(ns, name, tcalls)[ULSM_APR_SLOTS];		\
-	UNROLL(ULSM_APR_SLOTS, ULSM__APR_DEF_TSLOT, ns, name)		\
-	static void *const ULSM__APR_P(ns, name, ttramps)[ULSM_APR_SLOTS] = { \
-		UNROLL(ULSM_APR_SLOTS, ULSM__APR_TTRAMP, ns, name)	\
-	};								\
+	ULSM__APR_DEF_CALLS(ns, name, tcalls, ttramps, ULSM__APR_TSC)	\
 	extern const int32_t ULSM__APR_P(ns, name, tnext)[ULSM_APR_SLOTS] \
 		ULSM__HIDDEN;
 # define ULSM__APR_RUN_1(ns, name)					\
@@ -239,13 +246,6 @@ ULSM__EXTERN_C_END
 	(void *)&ULSM__APR_WALK_TO(ns, name),				\
 	ULSM__APR_P(ns, name, tcalls), ULSM__APR_P(ns, name, ttramps),	\
 	ULSM__APR_P(ns, name, tnext)
-/* Slot i's tail call (struct ulsm_apr_hook, @tcalls). */
-# define ULSM__APR_DEF_TSLOT(i, ns, name)				\
-	ULSM_DEFINE_STATIC_CALL_NULL_KEYED(ULSM__APR_TSC(ns, name, i),	\
-		ns##_HOOK_##name##_t,					\
-		&ULSM__APR_P(ns, name, tcalls)[i]);
-# define ULSM__APR_TTRAMP(i, ns, name)					\
-	STATIC_CALL_TRAMP_ADDR(ULSM__APR_TSC(ns, name, i)),
 #else
 # define ULSM__APR_RUN_DEF_0(ns, name)
 # define ULSM__APR_RUN_DEF_1(ns, name)
@@ -267,12 +267,7 @@ ULSM__EXTERN_C_END
 		ULSM__APR_P(ns, name, tail)[ULSM_APR_SLOTS] = {		\
 		UNROLL(ULSM_APR_SLOTS, ULSM__APR_KEY_INIT, ~)		\
 	};								\
-	static struct static_call_key					\
-		ULSM__APR_P(ns, name, calls)[ULSM_APR_SLOTS];		\
-	UNROLL(ULSM_APR_SLOTS, ULSM__APR_DEF_SLOT, ns, name)		\
-	static void *const ULSM__APR_P(ns, name, tramps)[ULSM_APR_SLOTS] = { \
-		UNROLL(ULSM_APR_SLOTS, ULSM__APR_TRAMP, ns, name)	\
-	};								\
+	ULSM__APR_DEF_CALLS(ns, name, calls, tramps, ULSM__APR_SC)	\
 	ULSM__APR_RUN_DEF_##run(ns, name)				\
 	static struct ulsm_apr_hook ULSM__APR_P(ns, name, hook) = {	\
 		#name, &_hooks.link_##name, NULL,			\
