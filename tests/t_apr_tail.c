@@ -324,6 +324,13 @@ int main(int argc, char **argv)
 	   "deregistered: the run functions go on to their slots");
 	ok(tt_run_first(5) == -1 && tt_run_wide(WIDE_ARGS) == -1,
 	   "deregistered: both decline");
+	{
+		struct ulsm_stats st;
+
+		ulsm_get_stats(&st);
+		is_int((long)st.call_sites_skipped, 0, "no site record of "
+		       "this program follows anything but a call");
+	}
 	apr_pool_destroy(pool);
 	apr_terminate();
 	return done_testing();

@@ -126,9 +126,15 @@ static void slots_are(void *const *want, int n, const char *what)
 	 * count's call of the same slot, whose record would then follow no
 	 * call (<ulsm/tracepoint.h>, ULSM__TP_TAIL_SITE).
 	 */
-	if (strcmp(ulsm_backend(), "x86_64") == 0)
+	if (strcmp(ulsm_backend(), "x86_64") == 0) {
+		struct ulsm_stats st;
+
 		is_int(direct, n < ULSM_TP_SLOTS ? n : ULSM_TP_SLOTS - 1,
 		       "  x86-64: the slots' sites call their probes directly");
+		ulsm_get_stats(&st);
+		is_int((long)st.call_sites_skipped, 0, "  x86-64: no site "
+		       "record of this program follows anything but a call");
+	}
 }
 
 static void one_and_several(void)
