@@ -3,7 +3,8 @@
  * src/base/base.h - the bottom of the library, which every layer may use:
  * errors and diagnostics, configuration, statistics, and (src/base/sys.h)
  * every system call and allocation. Nothing here knows of sites, keys,
- * calls or hooks. Never installed.
+ * calls or hooks, but for one table (src/base/hook_sets.h) through which
+ * the hook framework answers the layers beside it. Never installed.
  *
  * The layers above, each using only those below it (README, "Layout"):
  *

@@ -39,7 +39,7 @@
 #include <ulsm/lsm.h>
 
 #include "control/control.h"
-#include "lsm/lsm_internal.h"
+#include "base/hook_sets.h"
 #include "static/static.h"
 #include "trace/trace.h"
 
@@ -524,6 +524,38 @@ static void show_switch(void *arg, const struct ulsm_switch *sw)
 		   "true" : "false");
 }
 
+/*
+ * The hook framework, through the table it registers (src/base/hook_sets.h):
+ * none before its first set, and then nothing to list.
+ */
+static void lsm_each_set(void (*fn)(void *arg,
+				    const struct ulsm_lsm_set_info *),
+			 void *arg)
+{
+	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
+
+	if (ops)
+		ops->each_set(fn, arg);
+}
+
+static void lsm_each_module(struct ulsm_hook_set *set,
+			    void (*fn)(void *arg,
+				       const struct ulsm_lsm_module_info *),
+			    void *arg)
+{
+	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
+
+	if (ops)
+		ops->each_module(set, fn, arg);
+}
+
+static int lsm_toggle(struct ulsm_hook_set *set, const char *name, bool on)
+{
+	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
+
+	return ops ? ops->toggle(set, name, on) : -ENOENT;
+}
+
 static void show_module(void *arg, const struct ulsm_lsm_module_info *m)
 {
 	struct json_list *l = arg;
@@ -551,7 +583,7 @@ static void show_set(void *arg, const struct ulsm_lsm_set_info *s)
 		   s->sealed ? "true" : "false",
 		   s->toggle_allowed ? "true" : "false",
 		   s->unloadable ? "true" : "false");
-	ulsm_lsm_each_module(s->set, show_module, &ml);
+	lsm_each_module(s->set, show_module, &ml);
 	buf_add(l->b, "]}", 2);
 }
 
@@ -641,7 +673,7 @@ static void show_keys_calls(struct buf *b)
 	size_t n, i = 0, nv = 0;
 
 	/* The framework's lock before the patch lock, as the dump takes them. */
-	ulsm_lsm_each_set(set_range, &sr);
+	lsm_each_set(set_range, &sr);
 	sn = ulsm_calloc(1, sizeof(*sn));
 	if (sn)
 		ulsm_switch_each(switch_name, sn);
@@ -790,7 +822,7 @@ static void do_show(struct conn *c)
 	show_keys_calls(&j);
 	buf_add(&j, ",\"sets\":[", 9);
 	l.n = 0;
-	ulsm_lsm_each_set(show_set, &l);
+	lsm_each_set(show_set, &l);
 	buf_add(&j, "]}\n", 3);
 	reply_ok(c, &j);
 	buf_free(&j);
@@ -858,7 +890,7 @@ static void set_json(void *arg, const struct ulsm_lsm_set_info *s)
 	struct find_set *f = arg;
 
 	if (s->set == f->set)
-		ulsm_lsm_each_module(s->set, module_json, f);
+		lsm_each_module(s->set, module_json, f);
 }
 
 static void do_toggle(struct conn *c, const char *set, const char *module,
@@ -872,18 +904,18 @@ static void do_toggle(struct conn *c, const char *set, const char *module,
 		reply_error(c, -EINVAL, "toggle SET MODULE on|off");
 		return;
 	}
-	ulsm_lsm_each_set(find_set, &f);
+	lsm_each_set(find_set, &f);
 	if (!f.set) {
 		reply_error(c, -ENOENT, "no initialised hook set of that name");
 		return;
 	}
 	ulsm_clear_error();
-	ret = ulsm_lsm_toggle(f.set, module, on);
+	ret = lsm_toggle(f.set, module, on);
 	if (ret) {
 		reply_error(c, ret, ulsm_last_error());
 		return;
 	}
-	ulsm_lsm_each_set(set_json, &f);
+	lsm_each_set(set_json, &f);
 	buf_add(&j, "\n", 1);
 	reply_ok(c, &j);
 	buf_free(&j);

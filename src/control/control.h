@@ -2,8 +2,9 @@
 /*
  * src/control/control.h - the control endpoint (<ulsm/control.h>,
  * docs/control.md), the library's top layer beside start-up and the
- * dump: it may use every layer below, none uses it but start-up. Never
- * installed; hidden visibility, as in src/base/base.h.
+ * dump: none uses it but start-up. It reaches the hook framework through
+ * the table the framework registers (src/base/hook_sets.h), not by name.
+ * Never installed; hidden visibility, as in src/base/base.h.
  */
 #ifndef ULSM_SRC_CONTROL_H
 #define ULSM_SRC_CONTROL_H

@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/hook_sets.h"
 #include "static/static.h"
 
 #include <ulsm/grace.h>
@@ -118,24 +119,10 @@ struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st);
 /* A module's state, as a word ("active", "failed", ...). */
 const char *ulsm_lsm_state_name(int state);
 
-struct ulsm_lsm_set_info {
-	const char *name;
-	bool sealed, toggle_allowed, unloadable;
-	struct ulsm_hook_set *set;
-};
-
-struct ulsm_lsm_module_info {
-	const char *name;
-	const char *state;
-	const char *reason;	/* why it is not active, or NULL */
-	int position;		/* in the order, from 1; 0: not ordered */
-	bool on;		/* active, and not toggled off */
-};
-
 /*
- * Each initialised set (at most 64), with the framework lock held while
- * @fn runs: @fn may call ulsm_lsm_each_module() on info->set. Returns how
- * many sets were given.
+ * The table of src/base/hook_sets.h (its structs, and what each does): for
+ * the control endpoint, registered by ulsm_lsm_claim(). ulsm_lsm_each_set
+ * is seal.c's (its table of claimed sets), ulsm_lsm_each_module query.c's.
  */
 int ulsm_lsm_each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
 		      void *arg);

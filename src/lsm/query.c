@@ -126,33 +126,6 @@ static bool module_on(struct ulsm_hook_set *set, const struct lsm_info *m)
 	return false;
 }
 
-int ulsm_lsm_each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
-		      void *arg)
-{
-	struct ulsm_hook_set *sets[64];
-	size_t n;
-
-	ulsm_lsm_lock();
-	n = ulsm_lsm_sets(sets, ARRAY_SIZE(sets));
-	if (n > ARRAY_SIZE(sets))
-		n = ARRAY_SIZE(sets);
-	for (size_t i = 0; i < n; i++) {
-		struct ulsm_hook_set *set = sets[i];
-		struct ulsm_lsm_state *st = set->state;
-		struct ulsm_lsm_set_info info = {
-			.name = set->name,
-			.sealed = st && st->sealed,
-			.toggle_allowed = st && st->toggle_allowed,
-			.unloadable = set->unloadable != 0,
-			.set = set,
-		};
-
-		fn(arg, &info);
-	}
-	ulsm_lsm_unlock();
-	return (int)n;
-}
-
 void ulsm_lsm_each_module(struct ulsm_hook_set *set,
 			  void (*fn)(void *arg,
 				     const struct ulsm_lsm_module_info *),

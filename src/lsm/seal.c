@@ -75,6 +75,44 @@ size_t ulsm_lsm_sets(struct ulsm_hook_set **out, size_t max)
 	return n;
 }
 
+/* Each claimed set, for the control endpoint (src/base/hook_sets.h). */
+int ulsm_lsm_each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
+		      void *arg)
+{
+	struct ulsm_hook_set *sets[64];
+	size_t n;
+
+	ulsm_lsm_lock();
+	n = ulsm_lsm_sets(sets, ARRAY_SIZE(sets));
+	if (n > ARRAY_SIZE(sets))
+		n = ARRAY_SIZE(sets);
+	for (size_t i = 0; i < n; i++) {
+		struct ulsm_hook_set *set = sets[i];
+		struct ulsm_lsm_state *st = set->state;
+		struct ulsm_lsm_set_info info = {
+			.name = set->name,
+			.sealed = st && st->sealed,
+			.toggle_allowed = st && st->toggle_allowed,
+			.unloadable = set->unloadable != 0,
+			.set = set,
+		};
+
+		fn(arg, &info);
+	}
+	ulsm_lsm_unlock();
+	return (int)n;
+}
+
+/*
+ * What the control endpoint may ask of the framework: registered with the
+ * first claimed set, so that it calls none of these by name.
+ */
+static const struct ulsm_lsm_ops framework_ops = {
+	.each_set = ulsm_lsm_each_set,
+	.each_module = ulsm_lsm_each_module,
+	.toggle = ulsm_lsm_toggle,
+};
+
 /* The refusal's words for a key of a claimed set (ulsm_claims_describe). */
 static const char *claimed_words(const void *key)
 {
@@ -125,6 +163,7 @@ int ulsm_lsm_claim(struct ulsm_hook_set *set)
 	ulsm_claims_describe(claimed_words);
 	__atomic_store_n(&nclaimed, nclaimed + 1, __ATOMIC_RELEASE);
 	ulsm_unlock();
+	ulsm_lsm_ops_register(&framework_ops);
 	return 0;
 }
 

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+/*
+ * src/base/hook_sets.c - the hook framework's table for the layers beside
+ * it (hook_sets.h): published with release semantics, read with acquire,
+ * so a reader that sees the table sees the claimed set that came with it.
+ */
+#include "base/base.h"
+#include "base/hook_sets.h"
+
+static const struct ulsm_lsm_ops *registered;
+
+void ulsm_lsm_ops_register(const struct ulsm_lsm_ops *ops)
+{
+	const struct ulsm_lsm_ops *none = NULL;
+
+	__atomic_compare_exchange_n(&registered, &none, ops, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+const struct ulsm_lsm_ops *ulsm_lsm_ops(void)
+{
+	return __atomic_load_n(&registered, __ATOMIC_ACQUIRE);
+}
