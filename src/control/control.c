@@ -526,7 +526,8 @@ static void show_switch(void *arg, const struct ulsm_switch *sw)
 
 /*
  * The hook framework, through the table it registers (src/base/hook_sets.h):
- * none before its first set, and then nothing to list.
+ * none before its first set, and then nothing to list. A set in hand (from
+ * this walk) means the table is there: the rest call ulsm_lsm_ops() as is.
  */
 static void lsm_each_set(void (*fn)(void *arg,
 				    const struct ulsm_lsm_set_info *),
@@ -536,24 +537,6 @@ static void lsm_each_set(void (*fn)(void *arg,
 
 	if (ops)
 		ops->each_set(fn, arg);
-}
-
-static void lsm_each_module(struct ulsm_hook_set *set,
-			    void (*fn)(void *arg,
-				       const struct ulsm_lsm_module_info *),
-			    void *arg)
-{
-	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
-
-	if (ops)
-		ops->each_module(set, fn, arg);
-}
-
-static int lsm_toggle(struct ulsm_hook_set *set, const char *name, bool on)
-{
-	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
-
-	return ops ? ops->toggle(set, name, on) : -ENOENT;
 }
 
 static void show_module(void *arg, const struct ulsm_lsm_module_info *m)
@@ -583,7 +566,7 @@ static void show_set(void *arg, const struct ulsm_lsm_set_info *s)
 		   s->sealed ? "true" : "false",
 		   s->toggle_allowed ? "true" : "false",
 		   s->unloadable ? "true" : "false");
-	lsm_each_module(s->set, show_module, &ml);
+	ulsm_lsm_ops()->each_module(s->set, show_module, &ml);
 	buf_add(l->b, "]}", 2);
 }
 
@@ -890,7 +873,7 @@ static void set_json(void *arg, const struct ulsm_lsm_set_info *s)
 	struct find_set *f = arg;
 
 	if (s->set == f->set)
-		lsm_each_module(s->set, module_json, f);
+		ulsm_lsm_ops()->each_module(s->set, module_json, f);
 }
 
 static void do_toggle(struct conn *c, const char *set, const char *module,
@@ -910,7 +893,7 @@ static void do_toggle(struct conn *c, const char *set, const char *module,
 		return;
 	}
 	ulsm_clear_error();
-	ret = lsm_toggle(f.set, module, on);
+	ret = ulsm_lsm_ops()->toggle(f.set, module, on);
 	if (ret) {
 		reply_error(c, ret, ulsm_last_error());
 		return;

@@ -120,12 +120,10 @@ struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st);
 const char *ulsm_lsm_state_name(int state);
 
 /*
- * The table of src/base/hook_sets.h (its structs, and what each does): for
- * the control endpoint, registered by ulsm_lsm_claim(). ulsm_lsm_each_set
- * is seal.c's (its table of claimed sets), ulsm_lsm_each_module query.c's.
+ * For the table of src/base/hook_sets.h (its structs, and what each does),
+ * which ulsm_lsm_claim() registers for the control endpoint; its each_set
+ * is seal.c's own, beside the table of claimed sets it walks.
  */
-int ulsm_lsm_each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
-		      void *arg);
 void ulsm_lsm_each_module(struct ulsm_hook_set *set,
 			  void (*fn)(void *arg,
 				     const struct ulsm_lsm_module_info *),

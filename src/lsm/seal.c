@@ -76,8 +76,8 @@ size_t ulsm_lsm_sets(struct ulsm_hook_set **out, size_t max)
 }
 
 /* Each claimed set, for the control endpoint (src/base/hook_sets.h). */
-int ulsm_lsm_each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
-		      void *arg)
+static int each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
+		    void *arg)
 {
 	struct ulsm_hook_set *sets[64];
 	size_t n;
@@ -108,7 +108,7 @@ int ulsm_lsm_each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
  * first claimed set, so that it calls none of these by name.
  */
 static const struct ulsm_lsm_ops framework_ops = {
-	.each_set = ulsm_lsm_each_set,
+	.each_set = each_set,
 	.each_module = ulsm_lsm_each_module,
 	.toggle = ulsm_lsm_toggle,
 };
