@@ -45,6 +45,7 @@
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
 
+#include "captured.h"
 #include "sites.h"
 #include "runtime.h"
 #include "child.h"
@@ -438,61 +439,14 @@ static void case_timeout(void)
 /* --- plugin ------------------------------------------------------------ */
 
 /*
- * Standard error in a memory file for a while. The library's one line
- * about the pending plug-in is expected: the case checks it and shows it
- * as a TAP comment, instead of letting it interrupt prove's output. Both
- * descriptors are taken before the plug-in takes all the others, and stay
- * open until it gives them back: closing one earlier would hand the
- * library the descriptor it must not get.
+ * Standard error in a memory file for a while (tests/captured.h). The
+ * library's one line about the pending plug-in is expected: the case
+ * checks it and shows it as a TAP comment, instead of letting it
+ * interrupt prove's output. Both descriptors are taken before the
+ * plug-in takes all the others, and stay open until it gives them back:
+ * closing one earlier would hand the library the descriptor it must not
+ * get.
  */
-struct captured {
-	int file;	/* what fd 2 wrote meanwhile */
-	int saved;	/* the real stderr */
-};
-
-static int capture_stderr(struct captured *c)
-{
-	c->file = memfd_create("t_hostile-stderr", MFD_CLOEXEC);
-	c->saved = c->file < 0 ? -1 : fcntl(2, F_DUPFD_CLOEXEC, 0);
-	fflush(stderr);
-	if (c->saved < 0 || dup2(c->file, 2) < 0) {
-		int err = -errno;
-
-		if (c->file >= 0)
-			close(c->file);
-		if (c->saved >= 0)
-			close(c->saved);
-		return err;
-	}
-	return 0;
-}
-
-/* fd 2 back (dup2 needs no new descriptor); @buf gets what was written. */
-static void restore_stderr(struct captured *c, char *buf, size_t size)
-{
-	ssize_t n;
-
-	fflush(stderr);
-	dup2(c->saved, 2);
-	n = pread(c->file, buf, size - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-}
-
-static void close_captured(struct captured *c)
-{
-	close(c->file);
-	close(c->saved);
-}
-
-/* Each line of @text as a TAP comment. */
-static void diag_lines(const char *what, const char *text)
-{
-	for (const char *l = text, *e; *l; l = *e ? e + 1 : e) {
-		e = strchrnul(l, '\n');
-		printf("#   %s: %.*s\n", what, (int)(e - l), l);
-	}
-}
-
 static void case_plugin(void)
 {
 	char path[PATH_MAX], err[1024];
