@@ -59,6 +59,11 @@ void ulsm_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether ulsm_error() and ulsm_debug() print (ULSM_DEBUG); set once. */
 extern bool ulsm_debugging;
 
+/* --- time (src/base/sys.c) -------------------------------------------- */
+
+/* CLOCK_MONOTONIC in milliseconds: for deadlines, timeouts and backoff. */
+uint64_t ulsm_now_ms(void);
+
 /* --- configuration (src/base/config.c) --------------------------------- */
 
 struct ulsm_config {

@@ -9,9 +9,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/base.h"
@@ -35,6 +38,10 @@ const int ulsm_fault_default_err[ULSM_SYS_KINDS] = {
 	[ULSM_SYS_TGKILL]	= EAGAIN,
 	[ULSM_SYS_SIGACTION]	= EINVAL,
 	[ULSM_SYS_ALLOC]	= ENOMEM,
+	[ULSM_SYS_SOCKET]	= EMFILE,
+	[ULSM_SYS_RECV]		= ECONNRESET,
+	[ULSM_SYS_SEND]		= EPIPE,
+	[ULSM_SYS_POLL]		= ENOMEM,
 };
 
 const char *ulsm_sys_name(enum ulsm_sys kind)
@@ -42,7 +49,7 @@ const char *ulsm_sys_name(enum ulsm_sys kind)
 	static const char *const names[ULSM_SYS_KINDS] = {
 		"open", "read", "lseek", "pwrite", "store", "mprotect",
 		"mseal", "membarrier", "flush_icache", "tgkill", "sigaction",
-		"alloc",
+		"alloc", "socket", "recv", "send", "poll",
 	};
 
 	return (unsigned)kind < ULSM_SYS_KINDS ? names[kind] : "?";
@@ -185,6 +192,93 @@ int ulsm_sys_sigaction(int sig, const struct sigaction *sa,
 pid_t ulsm_sys_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+uint64_t ulsm_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int ulsm_sys_socket(int domain, int type, int protocol)
+{
+	int e = ulsm_fault_point(ULSM_SYS_SOCKET);
+
+	return e ? -e : (int)ret_or_errno(socket(domain, type | SOCK_CLOEXEC,
+						 protocol));
+}
+
+int ulsm_sys_bind(int fd, const struct sockaddr *sa, unsigned int len)
+{
+	int e = ulsm_fault_point(ULSM_SYS_SOCKET);
+
+	return e ? -e : (int)ret_or_errno(bind(fd, sa, len));
+}
+
+int ulsm_sys_listen(int fd, int backlog)
+{
+	int e = ulsm_fault_point(ULSM_SYS_SOCKET);
+
+	return e ? -e : (int)ret_or_errno(listen(fd, backlog));
+}
+
+int ulsm_sys_connect(int fd, const struct sockaddr *sa, unsigned int len)
+{
+	int e = ulsm_fault_point(ULSM_SYS_SOCKET);
+
+	return e ? -e : (int)ret_or_errno(connect(fd, sa, len));
+}
+
+int ulsm_sys_accept(int fd, int flags)
+{
+	int e = ulsm_fault_point(ULSM_SYS_SOCKET);
+
+	return e ? -e : (int)ret_or_errno(accept4(fd, NULL, NULL,
+						  flags | SOCK_CLOEXEC));
+}
+
+int ulsm_sys_getsockopt(int fd, int level, int name, void *val,
+			unsigned int *len)
+{
+	int e = ulsm_fault_point(ULSM_SYS_SOCKET);
+	socklen_t l = *len;
+	int r;
+
+	if (e)
+		return -e;
+	r = (int)ret_or_errno(getsockopt(fd, level, name, val, &l));
+	*len = l;
+	return r;
+}
+
+int ulsm_sys_pipe(int fds[2], int flags)
+{
+	int e = ulsm_fault_point(ULSM_SYS_SOCKET);
+
+	return e ? -e : (int)ret_or_errno(pipe2(fds, flags | O_CLOEXEC));
+}
+
+ssize_t ulsm_sys_recv(int fd, void *buf, size_t len, int flags)
+{
+	int e = ulsm_fault_point(ULSM_SYS_RECV);
+
+	return e ? -e : ret_or_errno(recv(fd, buf, len, flags));
+}
+
+ssize_t ulsm_sys_send(int fd, const void *buf, size_t len, int flags)
+{
+	int e = ulsm_fault_point(ULSM_SYS_SEND);
+
+	return e ? -e : ret_or_errno(send(fd, buf, len, flags));
+}
+
+int ulsm_sys_poll(struct pollfd *fds, unsigned long n, int timeout_ms)
+{
+	int e = ulsm_fault_point(ULSM_SYS_POLL);
+
+	return e ? -e : (int)ret_or_errno(poll(fds, (nfds_t)n, timeout_ms));
 }
 
 void *ulsm_malloc(size_t size)

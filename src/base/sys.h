@@ -43,6 +43,11 @@ enum ulsm_sys {
 	ULSM_SYS_TGKILL,
 	ULSM_SYS_SIGACTION,
 	ULSM_SYS_ALLOC,		/* malloc, calloc, realloc */
+	ULSM_SYS_SOCKET,	/* socket, bind, listen, connect, accept4,
+				   getsockopt, pipe2: the control endpoint */
+	ULSM_SYS_RECV,
+	ULSM_SYS_SEND,
+	ULSM_SYS_POLL,
 	ULSM_SYS_KINDS
 };
 
@@ -90,6 +95,21 @@ int ulsm_sys_tgkill(pid_t tgid, pid_t tid, int sig);
 int ulsm_sys_sigaction(int sig, const struct sigaction *sa,
 		       struct sigaction *old);
 pid_t ulsm_sys_gettid(void);
+
+/* The control endpoint's sockets (src/control/): the SOCKET kind. */
+int ulsm_sys_socket(int domain, int type, int protocol);
+struct sockaddr;
+int ulsm_sys_bind(int fd, const struct sockaddr *sa, unsigned int len);
+int ulsm_sys_listen(int fd, int backlog);
+int ulsm_sys_connect(int fd, const struct sockaddr *sa, unsigned int len);
+int ulsm_sys_accept(int fd, int flags);
+int ulsm_sys_getsockopt(int fd, int level, int name, void *val,
+			unsigned int *len);
+int ulsm_sys_pipe(int fds[2], int flags);
+ssize_t ulsm_sys_recv(int fd, void *buf, size_t len, int flags);
+ssize_t ulsm_sys_send(int fd, const void *buf, size_t len, int flags);
+struct pollfd;
+int ulsm_sys_poll(struct pollfd *fds, unsigned long n, int timeout_ms);
 
 void *ulsm_malloc(size_t size);
 void *ulsm_calloc(size_t n, size_t size);

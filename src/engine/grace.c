@@ -403,18 +403,10 @@ static bool old_reader(const struct reader *r)
 	       ((c ^ __atomic_load_n(&gp_ctr, __ATOMIC_RELAXED)) & PHASE);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Flip the phase, then wait for the readers of the old one. */
 static void flip_and_wait(void)
 {
-	uint64_t start = now_ms(), next_report = start + 5000;
+	uint64_t start = ulsm_now_ms(), next_report = start + 5000;
 	unsigned int spins = 0;
 
 	__atomic_store_n(&gp_ctr, gp_ctr ^ PHASE, __ATOMIC_RELAXED);
@@ -435,7 +427,7 @@ static void flip_and_wait(void)
 			continue;
 		}
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-		if (now_ms() >= next_report) {
+		if (ulsm_now_ms() >= next_report) {
 			char who[48] = "a thread counted in the shared record";
 
 			if (waiting > 0)
@@ -445,7 +437,7 @@ static void flip_and_wait(void)
 				    "still inside a read-side section (a "
 				    "callback that blocks, or a thread that ended "
 				    "inside one?)",
-				    (unsigned long long)(now_ms() - start) / 1000,
+				    (unsigned long long)(ulsm_now_ms() - start) / 1000,
 				    who);
 			next_report += 5000;
 		}

@@ -341,14 +341,6 @@ static long listing_next(struct listing *l)
 	}
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Test hook: called in a round once its signals are sent. */
 void (*ulsm_test_round_hook)(void);
 
@@ -387,7 +379,7 @@ static int chunk_round(const struct ulsm_sync *s, struct round *r,
 
 		if (!left)
 			break;
-		if (now_ms() >= deadline) {
+		if (ulsm_now_ms() >= deadline) {
 			size_t i = 0;
 
 			while (i < r->n &&
@@ -421,7 +413,7 @@ static int chunk_round(const struct ulsm_sync *s, struct round *r,
  */
 static int signal_round(const struct ulsm_sync *s)
 {
-	uint64_t deadline = now_ms() + ulsm_config.sync_timeout_ms;
+	uint64_t deadline = ulsm_now_ms() + ulsm_config.sync_timeout_ms;
 	struct round *r = &round_buf;
 	struct listing l;
 	int ret = listing_start(&l, s->taskfd);

@@ -113,18 +113,10 @@ static void forget(struct ulsm_hook_set *set, struct lsm_info *m)
  */
 unsigned int ulsm_lsm_depart_ms = 1000;	/* tests make it shorter */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Whether a failed step of a departure begun at @start may be tried again. */
 static bool try_again(uint64_t start)
 {
-	if (now_ms() - start >= ulsm_lsm_depart_ms)
+	if (ulsm_now_ms() - start >= ulsm_lsm_depart_ms)
 		return false;
 	nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	return true;
@@ -156,7 +148,7 @@ struct departure {
 static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
 		  struct departure *d)
 {
-	uint64_t start = now_ms();
+	uint64_t start = ulsm_now_ms();
 	int ret = 0;
 
 	/*
@@ -211,7 +203,7 @@ static void wait_to_leave(struct ulsm_hook_set *set, const struct lsm_info *m,
 			  const struct departure *d, int seal_err,
 			  uint64_t *reported)
 {
-	uint64_t now = now_ms();
+	uint64_t now = ulsm_now_ms();
 
 	if (!*reported || now - *reported >= 5000) {
 		ulsm_report("set %s: module %s cannot leave (%s failed: %s), "
