@@ -285,6 +285,16 @@ $(BUILD)/tests/t_control.t: tests/t_control.c $(CONTROL_TEST_DEPS) $(BUILD)/test
 		$(CFLAGS_ALL) -fPIE -pie -rdynamic -o $@ $< tests/lsm/test_lsm.c \
 		-Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive $(LDLIBS_ALL)
 
+$(BUILD)/tests/t_control_door.t: tests/t_control_door.c $(CONTROL_TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests -Itests/lsm -DTC_TRACE_TOOL='"$(abspath $(BUILD))/ulsm-trace"' \
+		$(CFLAGS_ALL) -fPIE -pie -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/t_control_walk.t: tests/t_control_walk.c $(CONTROL_TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests -Itests/lsm \
+		$(CFLAGS_ALL) -fPIE -pie -o $@ $< tests/lsm/test_lsm.c $(STATIC_LIB) $(LDLIBS_ALL)
+
 $(BUILD)/tests/t_control_fuzz.t: tests/t_control_fuzz.c $(CONTROL_TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Isrc -Itests -Itests/lsm \

@@ -166,6 +166,7 @@ static int cc_request(int fd, const char *req, char **payload, char *msg,
 }
 
 /* One request on a connection of its own. */
+__attribute__((unused))
 static int cc_once(pid_t pid, const char *req, char **payload, char *msg,
 		   size_t msgsize)
 {

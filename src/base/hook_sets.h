@@ -33,7 +33,10 @@ struct ulsm_lsm_module_info {
  *               framework lock held while @fn runs: @fn may call
  *               @each_module on info->set; returns how many were given
  * @each_module: each module of @set, framework lock held by the caller
- * @toggle:      ulsm_lsm_toggle() (<ulsm/lsm.h>)
+ * @toggle:      ulsm_lsm_toggle() (<ulsm/lsm.h>); when it changed the
+ *               module, @fn gets the module as the change left it, under
+ *               the framework lock, before the grace period that turning
+ *               it off waits for (@fn may be NULL)
  */
 struct ulsm_lsm_ops {
 	int (*each_set)(void (*fn)(void *arg,
@@ -43,7 +46,10 @@ struct ulsm_lsm_ops {
 			    void (*fn)(void *arg,
 				       const struct ulsm_lsm_module_info *),
 			    void *arg);
-	int (*toggle)(struct ulsm_hook_set *set, const char *name, bool on);
+	int (*toggle)(struct ulsm_hook_set *set, const char *name, bool on,
+		      void (*fn)(void *arg,
+				 const struct ulsm_lsm_module_info *),
+		      void *arg);
 };
 
 /* Register @ops (the framework's, once; later calls change nothing). */

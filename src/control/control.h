@@ -34,6 +34,21 @@ int ulsm_switch_set(const char *name, bool on,
 void ulsm_switch_fork_prepare(void);
 void ulsm_switch_fork_release(void);
 
+/*
+ * Test seams (the tests link the library statically): a function the
+ * endpoint's thread calls at each point, so that a test can fork, or
+ * change what a reply describes, exactly there; and the cap of a
+ * connection's unsent bytes.
+ */
+enum ulsm_control_point {
+	ULSM_CTL_OUT_FREED,	/* a connection's sent reply just freed */
+	ULSM_CTL_TOGGLED,	/* a toggle done, its reply not yet made */
+};
+extern void (*ulsm_control_test_point)(enum ulsm_control_point point);
+extern size_t ulsm_control_out_max;
+/* Call the test's function at @point, if it set one. */
+void ulsm_control_test(enum ulsm_control_point point);
+
 /* ULSM_CONTROL=1: start the endpoint (start-up, src/init.c). */
 void ulsm_control_from_env(void);
 

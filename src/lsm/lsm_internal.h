@@ -128,6 +128,14 @@ void ulsm_lsm_each_module(struct ulsm_hook_set *set,
 			  void (*fn)(void *arg,
 				     const struct ulsm_lsm_module_info *),
 			  void *arg);
+int ulsm_lsm_toggle_report(struct ulsm_hook_set *set, const char *name,
+			   bool enable,
+			   void (*fn)(void *arg,
+				      const struct ulsm_lsm_module_info *),
+			   void *arg);
+/* What the table says of module @m of @set. Framework lock held. */
+void ulsm_lsm_module_info(struct ulsm_hook_set *set, struct lsm_info *m,
+			  struct ulsm_lsm_module_info *info);
 
 /* --- notes (notes.c) ------------------------------------------------- */
 

@@ -126,6 +126,23 @@ static bool module_on(struct ulsm_hook_set *set, const struct lsm_info *m)
 	return false;
 }
 
+void ulsm_lsm_module_info(struct ulsm_hook_set *set, struct lsm_info *m,
+			  struct ulsm_lsm_module_info *info)
+{
+	struct ulsm_lsm_state *st = set->state;
+	size_t pos = 0;
+
+	*info = (struct ulsm_lsm_module_info){
+		.name = m->name,
+		.state = ulsm_lsm_state_name(m->ulsm_state),
+		.reason = ulsm_lsm_note_of(st, m->name),
+	};
+	while (pos < st->nordered && st->ordered[pos] != m)
+		pos++;
+	info->position = pos < st->nordered ? (int)pos + 1 : 0;
+	info->on = m->ulsm_state == MOD_ACTIVE && module_on(set, m);
+}
+
 void ulsm_lsm_each_module(struct ulsm_hook_set *set,
 			  void (*fn)(void *arg,
 				     const struct ulsm_lsm_module_info *),
@@ -136,17 +153,9 @@ void ulsm_lsm_each_module(struct ulsm_hook_set *set,
 	if (!st)
 		return;
 	for (struct lsm_info *m = st->modules; m; m = m->next) {
-		struct ulsm_lsm_module_info info = {
-			.name = m->name,
-			.state = ulsm_lsm_state_name(m->ulsm_state),
-			.reason = ulsm_lsm_note_of(st, m->name),
-		};
-		size_t pos = 0;
+		struct ulsm_lsm_module_info info;
 
-		while (pos < st->nordered && st->ordered[pos] != m)
-			pos++;
-		info.position = pos < st->nordered ? (int)pos + 1 : 0;
-		info.on = m->ulsm_state == MOD_ACTIVE && module_on(set, m);
+		ulsm_lsm_module_info(set, m, &info);
 		fn(arg, &info);
 	}
 }

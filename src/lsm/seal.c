@@ -110,7 +110,7 @@ static int each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
 static const struct ulsm_lsm_ops framework_ops = {
 	.each_set = each_set,
 	.each_module = ulsm_lsm_each_module,
-	.toggle = ulsm_lsm_toggle,
+	.toggle = ulsm_lsm_toggle_report,
 };
 
 /* The refusal's words for a key of a claimed set (ulsm_claims_describe). */

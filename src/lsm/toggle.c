@@ -11,8 +11,11 @@
 
 #include "lsm_internal.h"
 
-ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
-			     bool enable)
+int ulsm_lsm_toggle_report(struct ulsm_hook_set *set, const char *name,
+			   bool enable,
+			   void (*fn)(void *arg,
+				      const struct ulsm_lsm_module_info *),
+			   void *arg)
 {
 	struct lsm_info *m;
 	int ret;
@@ -32,6 +35,12 @@ ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
 		goto out;
 	}
 	ret = ulsm_lsm_switch_module(set, name, enable);
+	if (!ret && fn) {
+		struct ulsm_lsm_module_info info;
+
+		ulsm_lsm_module_info(set, m, &info);
+		fn(arg, &info);
+	}
 out:
 	ulsm_lsm_unlock();
 	/*
@@ -44,4 +53,10 @@ out:
 	if (!ret && !enable && set->unloadable)
 		ret = ulsm_synchronize();
 	return ret;
+}
+
+ULSM_API int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name,
+			     bool enable)
+{
+	return ulsm_lsm_toggle_report(set, name, enable, NULL, NULL);
 }
