@@ -56,6 +56,7 @@ static void fork_child(void)
 	ulsm_grace_fork_child();
 	ulsm_lock_fork_child();
 	ulsm_lsm_fork_child();
+	ulsm_lsm_leaving_fork_child();
 	ulsm_trace_fork_release();
 	ulsm_switch_fork_release();
 }
@@ -104,4 +105,17 @@ ULSM_API int ulsm_object_register(const struct ulsm_object_tables *t)
 ULSM_API int ulsm_object_unregister(const struct ulsm_object_tables *t)
 {
 	return ulsm_objects_remove(t);
+}
+
+/*
+ * What could not be done when it was asked, tried again: the objects
+ * left pending (the engine), and the departures of plug-in modules that
+ * could not leave when their object was unloaded (the hook framework).
+ */
+ULSM_API int ulsm_retry_pending(void)
+{
+	int objects = ulsm_objects_retry();
+	int departures = ulsm_lsm_finish_departures();
+
+	return objects ? objects : departures;
 }

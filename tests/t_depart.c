@@ -22,6 +22,9 @@
  *   loading   sealed while a plug-in loads in another thread: both return
  *   last      the seal is denied too (a kernel without mseal): the one
  *             wait left; dlclose waits, and says why
+ *   fds       every descriptor taken for longer than a departure tries:
+ *             it stops, and is finished later by the library's own
+ *             thread once they are back; the name loads again
  *
  * A departure retried every 100 ms for ever, once, made such a dlclose
  * never return.
@@ -351,10 +354,17 @@ static void case_walk_on(void)
 			      call_int_hook(req_check, 1) == 0, "stays %s: "
 			      "answers (7 gave %d)", on == 1 ? "on" : "off", a7);
 		}
-		check(ulsm_retry_pending() == 0, "the next update can write "
-		      "again (%s)", ulsm_last_error());
-		check(call_int_hook(req_check, 7) == (on == 1 ? -EACCES : 0),
-		      "stays %s: then exactly so", on == 1 ? "on" : "off");
+		/*
+		 * Each try of the departure, once the calls work again,
+		 * finishes it (the library's thread may be first): the
+		 * module is gone, its name free, its object still mapped.
+		 */
+		check(ulsm_retry_pending() == 0, "the departure finishes once "
+		      "the calls work again (%s)", ulsm_last_error());
+		check(ulsm_lsm_module_active(&pg_hook_set, "rate") != 1 &&
+		      call_int_hook(req_check, 7) == 0, "then rate is gone "
+		      "(%s)", ulsm_lsm_list(&pg_hook_set));
+		check(mapped(), "and its object stays mapped");
 	} else {
 		gone("failing from there on");
 	}
@@ -365,6 +375,63 @@ static void case_walk_on(void)
 		       ulsm_lsm_module_reason(&pg_hook_set, "rate"));
 	fflush(stdout);
 	_exit(failures ? 1 : failed ? (on == 1 || mapped() ? 4 : 0) : 3);
+}
+
+/*
+ * Every descriptor taken for longer than a departure tries (the
+ * hostile case: 1.0 s, while the departure gave up at 1.01 s): it stops,
+ * and the library's thread finishes it once descriptors are back.
+ */
+static int hog[65536], nhog;
+
+static void *give_back(void *arg)
+{
+	(void)arg;
+	nanosleep(&(struct timespec){ 0, 600 * 1000 * 1000 }, NULL);
+	while (nhog)
+		close(hog[--nhog]);
+	return NULL;
+}
+
+static void case_fds(void)
+{
+	const char *reason = NULL;
+	pthread_t t;
+	void *again;
+	int fd;
+
+	ulsm_lsm_depart_ms = 200;	/* it gives up before they are back */
+	arrive();
+	while (nhog < (int)(sizeof(hog) / sizeof(hog[0])) && (fd = dup(0)) >= 0)
+		hog[nhog++] = fd;
+	check(errno == EMFILE, "every descriptor taken (%d)", nhog);
+	check(!pthread_create(&t, NULL, give_back, NULL), "a thread gives "
+	      "them back in 600 ms");
+	leave();
+	pthread_join(t, NULL);
+	/* No call of ours: the library's own thread finishes it. */
+	for (int ms = 0; ms < 15000; ms += 10) {
+		reason = ulsm_lsm_module_reason(&pg_hook_set, "rate");
+		if (reason && strstr(reason, "finished later"))
+			break;
+		usleep(10000);
+	}
+	check(reason && strstr(reason, "finished later"), "the departure "
+	      "finished later, by itself: %s", reason ? reason : "(none)");
+	check(ulsm_lsm_module_active(&pg_hook_set, "rate") != 1 &&
+	      call_int_hook(req_check, 7) == 0, "rate is gone (%s)",
+	      ulsm_lsm_list(&pg_hook_set));
+	again = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	check(again && ulsm_lsm_module_active(&pg_hook_set, "rate") == 1 &&
+	      call_int_hook(req_check, 7) == -EACCES, "and a reload of it "
+	      "arrives (%s)", again ? ulsm_lsm_list(&pg_hook_set) : dlerror());
+	if (again)
+		dlclose(again);
+	check(ulsm_lsm_module_active(&pg_hook_set, "rate") != 1 &&
+	      call_int_hook(req_check, 7) == 0, "which leaves at its own "
+	      "dlclose (%s)", ulsm_lsm_list(&pg_hook_set));
+	fflush(stdout);
+	_exit(failures ? 1 : 0);
 }
 
 static void case_walk(void)
@@ -604,6 +671,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[1], "sealing") && argc > 2) {
 			walk_n = strtoul(argv[2], NULL, 0);
 			case_seal_walk();
+		} else if (!strcmp(argv[1], "fds")) {
+			case_fds();
 		} else if (!strcmp(argv[1], "walk-on") && argc > 2) {
 			walk_n = strtoul(argv[2], NULL, 0);
 			case_walk_on();
@@ -686,10 +755,15 @@ int main(int argc, char **argv)
 	unsigned long stayed = 0;
 
 	if (!mseal_works()) {
+		ok(1, "# SKIP no mseal here: a departure that stops keeps its "
+		   "object mapped by it (case fds)");
 		ok(1, "# SKIP no mseal here: failing every call from the n-th "
 		   "on leaves dlclose waiting for ever (case last)");
 		return done_testing();
 	}
+	is_int(in_child(case_fds, 30, NULL), 0, "descriptors short for "
+	       "longer than a departure tries: it is finished later, by "
+	       "the library's thread, and the name loads again");
 	gone_runs = 0;
 	for (n = 1; n < 2000; n += step) {
 		walk_n = n;

@@ -149,10 +149,13 @@ const char *ulsm_sync_method(void);
 int ulsm_pending_objects(void);
 
 /**
- * ulsm_retry_pending - register the pending objects now
+ * ulsm_retry_pending - register the pending objects now, and finish the
+ * departures of plug-in modules that could not leave when their object
+ * was unloaded (docs/hook-framework.md, "A departure that cannot finish")
  *
- * Return: 0 when none is left pending, or the negative errno of the first
- * that still cannot be registered (ulsm_last_error() explains).
+ * Return: 0 when nothing is left pending, or the negative errno of the
+ * first object that still cannot be registered, or else of the first
+ * departure that still cannot finish (ulsm_last_error() explains).
  */
 int ulsm_retry_pending(void);
 

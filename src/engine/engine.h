@@ -272,6 +272,12 @@ static inline const void *ulsm_site_record_ref(const struct ulsm_call_site *e)
 int ulsm_objects_add(const struct ulsm_object_tables *t);
 /* Drop a reference; the last one forgets the object's sites. */
 int ulsm_objects_remove(const struct ulsm_object_tables *t);
+/*
+ * Register the pending objects now (ulsm_retry_pending(), src/init.c, with
+ * the hook framework's departures): 0, or the error of the first that
+ * still cannot be registered.
+ */
+int ulsm_objects_retry(void);
 
 /* For the dump; patch lock held. */
 int ulsm_pending_count(void);

@@ -385,7 +385,7 @@ ULSM_API int ulsm_pending_objects(void)
 	return n;
 }
 
-ULSM_API int ulsm_retry_pending(void)
+int ulsm_objects_retry(void)
 {
 	int ret;
 

@@ -133,6 +133,15 @@ int ulsm_lsm_toggle_report(struct ulsm_hook_set *set, const char *name,
 			   void (*fn)(void *arg,
 				      const struct ulsm_lsm_module_info *),
 			   void *arg);
+/*
+ * Try again the departures of modules that could not leave when their
+ * object was unloaded (plugins.c): 0 when none is left waiting, or the
+ * error of the first that still cannot leave.
+ */
+int ulsm_lsm_finish_departures(void);
+/* The child of fork(): no thread tries them (plugins.c). */
+void ulsm_lsm_leaving_fork_child(void);
+
 /* What the table says of module @m of @set. Framework lock held. */
 void ulsm_lsm_module_info(struct ulsm_hook_set *set, struct lsm_info *m,
 			  struct ulsm_lsm_module_info *info);

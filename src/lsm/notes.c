@@ -19,7 +19,7 @@
 struct ulsm_lsm_note {
 	struct ulsm_lsm_note *next;
 	char *name;
-	char why[200];
+	char why[384];
 };
 
 static struct ulsm_lsm_note *note_find(struct ulsm_lsm_state *st,
@@ -60,7 +60,7 @@ void ulsm_lsm_note(struct ulsm_hook_set *set, const char *name, bool loud,
 		va_end(ap);
 	}
 	if (loud || ulsm_debugging) {
-		char why[200];
+		char why[384];
 
 		va_start(ap, fmt);
 		vsnprintf(why, sizeof(why), fmt, ap);

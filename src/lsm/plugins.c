@@ -9,6 +9,8 @@
  * while other threads dispatch.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -113,10 +115,13 @@ static void forget(struct ulsm_hook_set *set, struct lsm_info *m)
  */
 unsigned int ulsm_lsm_depart_ms = 1000;	/* tests make it shorter */
 
-/* Whether a failed step of a departure begun at @start may be tried again. */
-static bool try_again(uint64_t start)
+/*
+ * Whether a failed step of a departure begun at @start may be tried again
+ * (for @within ms).
+ */
+static bool try_again(uint64_t start, unsigned int within)
 {
-	if (ulsm_now_ms() - start >= ulsm_lsm_depart_ms)
+	if (ulsm_now_ms() - start >= within)
 		return false;
 	nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	return true;
@@ -142,11 +147,11 @@ struct departure {
 
 /*
  * The departure's steps, each tried again while it fails for want of a
- * resource. Return 0 when nothing of the set reaches the module any
- * more, or the error of the step that failed (in @d).
+ * resource, for @within ms. Return 0 when nothing of the set reaches the
+ * module any more, or the error of the step that failed (in @d).
  */
 static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
-		  struct departure *d)
+		  struct departure *d, unsigned int within)
 {
 	uint64_t start = ulsm_now_ms();
 	int ret = 0;
@@ -160,7 +165,7 @@ static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
 	d->step = "turning its slots off";
 	if (owns(set, m, false))
 		while ((ret = ulsm_lsm_switch_module(set, m->name, false)) &&
-		       try_again(start))
+		       try_again(start, within))
 			;
 	if (ret)
 		goto failed;
@@ -176,14 +181,14 @@ static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
 	 */
 	d->step = "waiting for the threads inside it";
 	ulsm_lsm_unlock();
-	while ((ret = ulsm_synchronize()) && try_again(start))
+	while ((ret = ulsm_synchronize()) && try_again(start, within))
 		;
 	ulsm_lsm_lock();
 	if (ret)
 		goto failed;
 	/* 3. Nothing points at it any more. */
 	d->step = "emptying its slots";
-	while ((ret = empty_slots(set, m)) && try_again(start))
+	while ((ret = empty_slots(set, m)) && try_again(start, within))
 		;
 	if (!ret)
 		return 0;
@@ -218,6 +223,178 @@ static void wait_to_leave(struct ulsm_hook_set *set, const struct lsm_info *m,
 	ulsm_lsm_lock();
 }
 
+/* --- departures finished later ------------------------------------------ */
+
+/*
+ * A departure that stopped for want of a resource (memory, descriptors,
+ * a sync that did not answer) is finished later, once the resource is
+ * back (docs/hook-framework.md, "A departure that cannot finish"): its
+ * object stays mapped for good (sealed), and the module leaves, freeing
+ * its name, when a later try succeeds. Tries: a thread of the library's
+ * ("ulsm-depart"), every 100 ms and then less often, up to every 5 s,
+ * while such a departure waits; and ulsm_retry_pending(). A departure
+ * refused by policy (EPERM, EACCES: seccomp, a hardened kernel) is
+ * tried by ulsm_retry_pending() only: a filter does not go away.
+ *
+ * At most LEAVING_MAX wait at once; one more stays as before (where its
+ * step left it, object mapped), and its note says it is not tried again.
+ */
+#define LEAVING_MAX		64
+#define RETRY_FIRST_MS		100
+#define RETRY_MAX_MS		5000
+
+static struct leaving {
+	struct ulsm_hook_set *set;
+	struct lsm_info *m;
+	bool policy;		/* refused by policy: not on the timer */
+} leaving[LEAVING_MAX];
+static unsigned int nleaving;	/* framework lock */
+static bool retrier_on;		/* the thread runs (framework lock) */
+static bool finishing;		/* a finish_leaving() is under way */
+
+static bool refused_by_policy(int err)
+{
+	return err == -EPERM || err == -EACCES;
+}
+
+/*
+ * Try each waiting departure once (@policy: also those refused by
+ * policy); finish those that can. Framework lock held (released during
+ * a grace period: the table may grow meanwhile, never shrink). Return 0,
+ * or the error of the first that still cannot finish.
+ */
+static int finish_leaving(bool policy)
+{
+	int first = 0;
+
+	if (finishing)
+		return 0;	/* another thread is at it */
+	finishing = true;
+	for (unsigned int i = 0; i < nleaving;) {
+		struct leaving *l = &leaving[i];
+		struct departure d;
+		int ret;
+
+		if ((l->policy && !policy) ||
+		    __atomic_load_n(&l->set->state->exiting, __ATOMIC_ACQUIRE)) {
+			i++;
+			continue;
+		}
+		ret = depart(l->set, l->m, &d, 0);
+		if (ret) {
+			l->policy = refused_by_policy(d.err);
+			if (!first)
+				first = ulsm_error(ret, "set %s: module %s "
+						   "still cannot leave: %s "
+						   "failed (%s)", l->set->name,
+						   l->m->name, d.step,
+						   strerror(-d.err));
+			i++;
+			continue;
+		}
+		ulsm_lsm_note(l->set, l->m->name, false, "unloaded (its "
+			      "object was closed; its departure finished "
+			      "later; its object stays mapped)");
+		forget(l->set, l->m);
+		list_update(l->set);
+		*l = leaving[--nleaving];
+	}
+	finishing = false;
+	return first;
+}
+
+static bool timer_work(void)
+{
+	for (unsigned int i = 0; i < nleaving; i++)
+		if (!leaving[i].policy)
+			return true;
+	return false;
+}
+
+static void *retrier(void *arg)
+{
+	unsigned int pause = RETRY_FIRST_MS;
+	bool more;
+
+	(void)arg;
+	do {
+		nanosleep(&(struct timespec){ pause / 1000,
+				(long)(pause % 1000) * 1000000L }, NULL);
+		pause = pause * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : pause * 2;
+		ulsm_lsm_lock();
+		finish_leaving(false);
+		more = timer_work();
+		if (!more)
+			retrier_on = false;
+		ulsm_lsm_unlock();
+	} while (more);
+	return NULL;
+}
+
+/* Start the thread, if a departure waits for it. Framework lock held. */
+static void retrier_start(void)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (retrier_on || !timer_work() || pthread_attr_init(&attr))
+		return;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/* It takes the program's signals from none (the sync signal's open). */
+	sigfillset(&all);
+	sigdelset(&all, ulsm_config.sync_signal);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!pthread_create(&t, &attr, retrier, NULL)) {
+		retrier_on = true;
+		pthread_setname_np(t, "ulsm-depart");
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+}
+
+/* A child of fork() has no thread: ulsm_retry_pending() tries there. */
+void ulsm_lsm_leaving_fork_child(void)
+{
+	retrier_on = false;
+	finishing = false;
+}
+
+int ulsm_lsm_finish_departures(void)
+{
+	int ret;
+
+	ulsm_lsm_lock();
+	ret = finish_leaving(true);
+	retrier_start();
+	ulsm_lsm_unlock();
+	return ret;
+}
+
+/*
+ * The departure of @m stopped at @d; its object stays mapped. Remember
+ * it, so that it is finished later. Framework lock held.
+ */
+static void leave_later(struct ulsm_hook_set *set, struct lsm_info *m,
+			const struct departure *d)
+{
+	const char *when = refused_by_policy(d->err) ?
+		"tried again at ulsm_retry_pending()" :
+		"tried again until it can leave";
+
+	if (nleaving == LEAVING_MAX)
+		when = "not tried again (64 departures wait already)";
+	else
+		leaving[nleaving++] = (struct leaving){ set, m,
+			refused_by_policy(d->err) };
+	ulsm_lsm_note(set, m->name, true, "could not leave when its object "
+		      "was unloaded: %s failed (%s); it stays %s, its object "
+		      "mapped; %s", d->step, strerror(-d->err),
+		      owns(set, m, true) ? "on" : "off", when);
+	list_update(set);
+	retrier_start();
+}
+
 ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 {
 	struct ulsm_hook_set *set = m ? m->set : NULL;
@@ -245,17 +422,12 @@ ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 		ulsm_lsm_unlock();
 		return;
 	}
-	while (depart(set, m, &d)) {
+	while (depart(set, m, &d, ulsm_lsm_depart_ms)) {
 		int seal = ulsm_lsm_keep_mapped(m);
 
 		if (!seal) {
 			/* It stays, where the step left it, and so does its object. */
-			ulsm_lsm_note(set, m->name, true, "could not leave when "
-				      "its object was unloaded: %s failed (%s); "
-				      "it stays %s, and its object stays mapped",
-				      d.step, strerror(-d.err),
-				      owns(set, m, true) ? "on" : "off");
-			list_update(set);
+			leave_later(set, m, &d);
 			ulsm_lsm_unlock();
 			return;
 		}
