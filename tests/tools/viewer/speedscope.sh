@@ -9,13 +9,13 @@
 # make demo-trace; not by make check, which needs neither a network nor
 # node.
 #
-#	tests/viewer/speedscope.sh [JSON [PNG]]
+#	tests/tools/viewer/speedscope.sh [JSON [PNG]]
 #
 # Everything it fetches or writes stays in the clone: build/viewer/ (the
 # packages and npm's cache), and the screenshot (default
 # build/viewer/trace-speedscope.png).
 set -eu
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 json=${1:-build/gcc-x86_64/trace_demo.json}
 out=build/viewer
 png=${2:-$out/trace-speedscope.png}
@@ -29,12 +29,12 @@ done
 [ -f "$json" ] || { echo "speedscope.sh: no $json (make demo-trace)" >&2; exit 1; }
 
 mkdir -p "$out"
-cp tests/viewer/package.json tests/viewer/package-lock.json "$out/"
+cp tests/tools/viewer/package.json tests/tools/viewer/package-lock.json "$out/"
 # npm's cache in the clone too; no scripts of the packages run.
 npm_config_cache="$PWD/$out/npm-cache" npm_config_update_notifier=false \
 	npm ci --prefix "$out" --no-audit --no-fund --ignore-scripts --loglevel=error
 # Node finds the packages from the script's own directory: run a copy there.
-cp tests/viewer/speedscope.mjs "$out/"
+cp tests/tools/viewer/speedscope.mjs "$out/"
 HOME="$PWD/$out/home" XDG_CONFIG_HOME="$PWD/$out/home/.config" \
 XDG_CACHE_HOME="$PWD/$out/home/.cache" CHROMIUM="$chromium" \
 	node "$out/speedscope.mjs" "$out/node_modules/speedscope/dist/release" \

@@ -29,7 +29,7 @@
 
 #include "runtime.h"
 #include "tap.h"
-#include "trace/tp_defs.h"
+#include "tp_defs.h"
 
 DEFINE_TRACEPOINT(tp_a, TP_PROTO(int x, long y), TP_ARGS(x, y));
 DEFINE_TRACEPOINT(tp_g1, TP_PROTO(int x), TP_ARGS(x));

@@ -22,7 +22,7 @@
 #include <apr_general.h>
 #include <apr_pools.h>
 
-#include "apr/reload.h"
+#include "reload.h"
 
 APR_HOOK_STRUCT(
 	APR_HOOK_LINK(handle)

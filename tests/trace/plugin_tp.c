@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* A shared object with tracepoints of its own (t_tracepoint). */
-#include "trace/tp_defs.h"
+#include "tp_defs.h"
 
 DEFINE_TRACEPOINT(tp_g3, TP_PROTO(int x), TP_ARGS(x));
 DEFINE_TRACEPOINT(tp_d3, TP_PROTO(int x), TP_ARGS(x));

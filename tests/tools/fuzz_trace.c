@@ -14,7 +14,7 @@
  * an allocation over libFuzzer's limit is a finding.
  */
 #define ULSM_TRACE_NO_MAIN 1
-#include "../tools/ulsm-trace.c"
+#include "../../tools/ulsm-trace.c"
 
 #include "trace_check.h"
 
