@@ -177,7 +177,7 @@ endif
 
 TEST_SED	= -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
 		  -e 's|@OBJDIR@|$(abspath $(BUILD))|' -e 's|@CC@|$(CC)|' -e 's|@NM@|$(NM)|' \
-		  -e 's|@CONFIG_H@|$(abspath $(CONFIG_H))|' -e 's|@MAKE@|$(MAKE)|' \
+		  -e 's|@CONFIG_H@|$(abspath $(CONFIG_H))|' \
 		  -e 's|@SANFLAGS@|$(SANFLAGS)|' -e 's|@HAVE_APR@|$(HAVE_APR)|'
 NM		?= $(CROSS_COMPILE)nm
 
@@ -200,7 +200,8 @@ t_trace_tool_DEPS := $(BUILD)/ulsm-trace $(BUILD)/examples/trace/trace_demo
 t_ulsmctl_DEPS	:= $(BUILD)/ulsmctl $(BUILD)/ulsm-trace $(BUILD)/examples/control/control_demo
 # apr/: an installed libulsm-apr, used as the README says: the test runs
 # make install into a temporary PREFIX with this build's variables.
-t_apr_install_SED = -e "s|@MAKEARGS@|BUILD='$(BUILD)' CC='$(CC)' BACKEND='$(BACKEND)' SANITIZE='$(SANITIZE)' CROSS_COMPILE='$(CROSS_COMPILE)'|"
+# (@MAKE@ only here: make -n runs a recipe that names $(MAKE).)
+t_apr_install_SED = -e 's|@MAKE@|$(MAKE)|' -e "s|@MAKEARGS@|BUILD='$(BUILD)' CC='$(CC)' BACKEND='$(BACKEND)' SANITIZE='$(SANITIZE)' CROSS_COMPILE='$(CROSS_COMPILE)'|"
 t_apr_install_DEPS := Makefile
 # The drop-in against libaprutil, byte for byte (t_apr_diff).
 include tests/apr/apr_diff.mk
