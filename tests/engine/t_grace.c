@@ -37,6 +37,7 @@
 #include <ulsm/ulsm.h>
 
 #include "engine/engine.h"
+#include "child.h"
 #include "runtime.h"
 #include "tap.h"
 
@@ -78,35 +79,38 @@ static const char *writer_waits(void)
 				 "reader was still inside";
 }
 
-/*
- * A case in a child process of its own: @fn returns NULL, or what went
- * wrong. A grace period that never returns is a timeout, not a hang.
- */
-static int in_child(const char *(*fn)(void), const char *what)
+struct grace_case {
+	const char *(*fn)(void);
+};
+
+static void grace_child(void *arg)
 {
-	unsigned int secs = under_emulator() ? 60 : 10;
-	int status = -1;
-	pid_t pid;
+	const struct grace_case *c = arg;
+	const char *err;
 
+	alarm(under_emulator() ? 60 : 10);
+	entered = left = 0;
+	err = c->fn();
+	if (err)
+		diag("  %s", err);
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		const char *err;
+	_exit(err ? 1 : 0);
+}
 
-		alarm(secs);
-		entered = left = 0;
-		err = fn();
-		if (err)
-			diag("  %s", err);
-		fflush(stdout);
-		_exit(err ? 1 : 0);
-	}
-	waitpid(pid, &status, 0);
-	if (WIFSIGNALED(status))
-		diag("  killed by signal %d%s", WTERMSIG(status),
-		     WTERMSIG(status) == SIGALRM ?
-		     ": a grace period that never returned?" : "");
-	return ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", what);
+/*
+ * A case in a child process of its own (tests/lib/child.h): @fn returns
+ * NULL, or what went wrong. A grace period that never returns is a
+ * timeout, not a hang.
+ */
+static int grace_case(const char *(*fn)(void), const char *what)
+{
+	struct grace_case c = { fn };
+
+	if (in_child(what, grace_child, &c, NULL, 0) >= 0 &&
+	    WIFSIGNALED(child_status) && WTERMSIG(child_status) == SIGALRM)
+		diag("  a grace period that never returned?");
+	return ok(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0,
+		  "%s", what);
 }
 
 /* The library's messages, kept (ulsm_set_log). */
@@ -499,8 +503,8 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	/* First: a process that has not taken the library's key yet. */
-	in_child(no_key_case, "every pthread key taken before the first "
-		 "section: the sections count in the shared record");
+	grace_case(no_key_case, "every pthread key taken before the first "
+		   "section: the sections count in the shared record");
 	is_int(ulsm_synchronize(), 0, "a grace period with no reader");
 
 	pthread_create(&t, NULL, sleeper, NULL);
@@ -569,18 +573,18 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	free(current);
 
-	in_child(late_destructor_case, "a section in a pthread key destructor "
-		 "that runs after the library's: the grace period waits");
-	in_child(deep_case, "sections nested 65,536 deep: -EDEADLK inside, "
-		 "and the grace period waits");
-	in_child(exit_inside_case, "a thread that ends inside a section is "
-		 "not waited for: it has left its code");
-	in_child(limit_case, "sections beyond the counter's limit: the "
-		 "deeper ones counted apart, and waited for");
-	in_child(fallback_case, "a first section allocates nothing; after "
-		 "the exit handler, sections in the shared record nest 300 "
-		 "deep: waited for, and the grace periods after them return");
-	in_child(unbalanced_case, "unlocks outside any section are reported "
-		 "and change nothing");
+	grace_case(late_destructor_case, "a section in a pthread key destructor "
+		   "that runs after the library's: the grace period waits");
+	grace_case(deep_case, "sections nested 65,536 deep: -EDEADLK inside, "
+		   "and the grace period waits");
+	grace_case(exit_inside_case, "a thread that ends inside a section is "
+		   "not waited for: it has left its code");
+	grace_case(limit_case, "sections beyond the counter's limit: the "
+		   "deeper ones counted apart, and waited for");
+	grace_case(fallback_case, "a first section allocates nothing; after "
+		   "the exit handler, sections in the shared record nest 300 "
+		   "deep: waited for, and the grace periods after them return");
+	grace_case(unbalanced_case, "unlocks outside any section are reported "
+		   "and change nothing");
 	return done_testing();
 }

@@ -137,24 +137,27 @@ static void *parked(void *arg)
 	return NULL;
 }
 
-/* Run @fn in a child; one TAP line for it. */
-static void in_child(const char *name, void (*fn)(void))
-{
-	pid_t pid;
-	int status;
+struct hostile_case {
+	void (*fn)(void);
+};
 
+static void hostile_child(void *arg)
+{
+	const struct hostile_case *c = arg;
+
+	alarm(120);	/* a hang fails the case, it does not block */
+	c->fn();
 	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		alarm(120);	/* a hang fails the case, it does not block */
-		fn();
-		fflush(stdout);
-		_exit(failures ? 1 : 0);
-	}
-	waitpid(pid, &status, 0);
-	if (WIFSIGNALED(status))
-		diag("  %s: killed by signal %d", name, WTERMSIG(status));
-	ok(WIFEXITED(status) && !WEXITSTATUS(status), "%s", name);
+	_exit(failures ? 1 : 0);
+}
+
+/* Run @fn in a child (tests/lib/child.h); one TAP line for it. */
+static void hostile_case(const char *name, void (*fn)(void))
+{
+	struct hostile_case c = { fn };
+
+	in_child(name, hostile_child, &c, NULL, 0);
+	ok(WIFEXITED(child_status) && !WEXITSTATUS(child_status), "%s", name);
 }
 
 /* --- fds --------------------------------------------------------------- */
@@ -683,34 +686,34 @@ static void case_deadlock(void)
 
 int main(void)
 {
-	in_child("fds: RLIMIT_NOFILE 64, a thread takes them all, flips", case_fds_64);
-	in_child("fds: the same, mprotect write method", case_fds_64_mprotect);
-	in_child("emfile: RLIMIT_NOFILE 3 gives -EMFILE", case_emfile);
+	hostile_case("fds: RLIMIT_NOFILE 64, a thread takes them all, flips", case_fds_64);
+	hostile_case("fds: the same, mprotect write method", case_fds_64_mprotect);
+	hostile_case("emfile: RLIMIT_NOFILE 3 gives -EMFILE", case_emfile);
 	if (signal_sync_usable()) {
-		in_child("fds: the same, signal sync", case_fds_64_signal);
-		in_child("fds: RLIMIT_NOFILE 4, signal sync", case_fds_4_signal);
+		hostile_case("fds: the same, signal sync", case_fds_64_signal);
+		hostile_case("fds: RLIMIT_NOFILE 4, signal sync", case_fds_4_signal);
 #ifdef HAVE_SECCOMP
-		in_child("seccomp: membarrier and tgkill denied: -ENOSYS",
-			 case_seccomp);
+		hostile_case("seccomp: membarrier and tgkill denied: -ENOSYS",
+			     case_seccomp);
 #else
 		ok(1, "# SKIP seccomp: no <linux/seccomp.h>");
 #endif
-		in_child("sigpending: RLIMIT_SIGPENDING 0, signal sync",
-			 case_sigpending);
-		in_child("blocked: a thread blocking every signal",
-			 case_blocked_thread);
-		in_child("blocked: a SIGEV_THREAD timer's helper",
-			 case_sigev_thread);
-		in_child("timeout: a thread stops answering mid-batch",
-			 case_timeout);
+		hostile_case("sigpending: RLIMIT_SIGPENDING 0, signal sync",
+			     case_sigpending);
+		hostile_case("blocked: a thread blocking every signal",
+			     case_blocked_thread);
+		hostile_case("blocked: a SIGEV_THREAD timer's helper",
+			     case_sigev_thread);
+		hostile_case("timeout: a thread stops answering mid-batch",
+			     case_timeout);
 	} else {
 		ok(1, "# SKIP signal-sync cases: the runtime's own thread "
 		   "blocks every signal here");
 	}
-	in_child("plugin: its constructor takes every descriptor", case_plugin);
-	in_child("fifo: updaters served in arrival order", case_fifo);
-	in_child("deadlock: updates from handlers in the updating thread",
-		 case_deadlock);
+	hostile_case("plugin: its constructor takes every descriptor", case_plugin);
+	hostile_case("fifo: updaters served in arrival order", case_fifo);
+	hostile_case("deadlock: updates from handlers in the updating thread",
+		     case_deadlock);
 	return done_testing();
 }
 #endif /* ULSM_ARCH_GENERIC */

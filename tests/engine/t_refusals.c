@@ -39,11 +39,8 @@ static size_t nsites;
 
 static int unchanged(int on)
 {
-	for (size_t i = 0; i < nsites; i++)
-		if ((on ^ branch[i]) ? !is_jump_site(sites[i]) :
-				       !is_nop_site(sites[i]))
-			return 0;
-	return r1() == on && r2() == on && static_key_count(&rk) == on;
+	return sites_follow(sites, branch, nsites, on) &&
+	       r1() == on && r2() == on && static_key_count(&rk) == on;
 }
 
 /* Every call of the kinds in @mask fails with @err from now on (0: none). */

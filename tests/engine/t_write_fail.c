@@ -46,11 +46,8 @@ static size_t nsites;
 /* Every site consistent with @on, in its bytes and in what it returns. */
 static int all_sites(int on)
 {
-	for (size_t i = 0; i < nsites; i++)
-		if ((on ^ branch[i]) ? !is_jump_site(sites[i]) :
-				       !is_nop_site(sites[i]))
-			return 0;
-	return s1() == on && s2() == on && s3() == on;
+	return sites_follow(sites, branch, nsites, on) &&
+	       s1() == on && s2() == on && s3() == on;
 }
 
 /*

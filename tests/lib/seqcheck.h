@@ -146,4 +146,56 @@ static struct seq_worker seq_join(struct seq_worker *w, long n)
 	return sum;
 }
 
+/*
+ * Call sites retargeted between two functions while threads call them
+ * (t_lsm_call_sites, t_static_call_inline): seq_call() answers seq_first
+ * before the first update, then seq_second and seq_first in turn (update
+ * i completes at sequence 2i+2).
+ */
+static int (*seq_call)(void) __attribute__((unused));
+static int seq_first __attribute__((unused)), seq_second __attribute__((unused));
+
+__attribute__((unused))
+static void *seq_alternate(void *arg)
+{
+	struct seq_worker *w = arg;
+
+	while (seq_running()) {
+		unsigned long s1 = seq_begin(&seq_shared);
+		int rc = seq_call();
+		unsigned long s2 = seq_end(&seq_shared);
+		int want = (s1 / 2) & 1 ? seq_second : seq_first;
+
+		seq_record(w, s1, s2, rc == seq_first || rc == seq_second,
+			   rc == want);
+	}
+	return NULL;
+}
+
+/*
+ * seq_alternation - @nthreads seq_alternate() workers while @flip makes
+ * @updates updates; the checks, with @targets naming the two functions.
+ */
+__attribute__((unused))
+static void seq_alternation(long updates, long nthreads, int (*flip)(long i),
+			    const char *what, const char *targets)
+{
+	struct ulsm_stats st0, st1;
+	struct seq_worker *w, sum;
+	long failed;
+
+	ulsm_get_stats(&st0);
+	w = seq_start(nthreads, seq_alternate);
+	failed = seq_run_updates(updates, seq_shared_of, flip, what);
+	sum = seq_join(w, nthreads);
+	ulsm_get_stats(&st1);
+	diag("%ld updates, %ld threads, %lu calls, %lu checked strictly, "
+	     "%lu traps emulated", updates, nthreads, sum.runs, sum.strict,
+	     st1.traps_emulated - st0.traps_emulated);
+	is_int(failed, 0, "every update succeeded");
+	is_int(sum.invalid, 0, "every call reached %s", targets);
+	is_int(sum.wrong, 0, "after a completed update every call saw it");
+	ok(sum.strict > 0, "calls were checked strictly");
+}
+
 #endif /* ULSM_TESTS_SEQCHECK_H */

@@ -167,6 +167,22 @@ __attribute__((unused)) static int is_jump_site(uintptr_t site)
 }
 
 /*
+ * Whether each of @n sites (find_sites()'s @out and @branch) holds what its
+ * key being @on makes it: the jump where a likely site's key is off or an
+ * unlikely site's on, else the NOP.
+ */
+__attribute__((unused))
+static int sites_follow(const uintptr_t *sites, const int *branch, size_t n,
+			int on)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((on ^ branch[i]) ? !is_jump_site(sites[i]) :
+				       !is_nop_site(sites[i]))
+			return 0;
+	return 1;
+}
+
+/*
  * Whether @site holds a direct call to @target (x86 call rel32, BL;
  * riscv64 jal ra, or the jalr ra of an auipc ra / jalr ra pair).
  */

@@ -517,34 +517,42 @@ static void case_seal_loading(void)
 
 /* --- in the parent ------------------------------------------------------- */
 
-/*
- * Run @fn in a child within @secs, its standard error into @err (NULL:
- * dropped); its exit status, or -signal.
- */
-static int in_child(void (*fn)(void), unsigned int secs, const char *err)
-{
-	pid_t pid;
-	int status;
+struct depart_case {
+	void (*fn)(void);
+	unsigned int secs;
+	const char *err;
+};
 
+static void depart_child(void *arg)
+{
+	const struct depart_case *c = arg;
+
+	if (!freopen(c->err ? c->err : "/dev/null", "w", stderr))
+		exit(2);
+	setvbuf(stderr, NULL, _IONBF, 0);
+	alarm(c->secs);
+	ulsm_lsm_init(&pg_hook_set, NULL);
+	c->fn();
+	/*
+	 * _exit: no exit handlers (a sanitizer's leak check needs system
+	 * calls that a case's seccomp filter denies).
+	 */
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (!freopen(err ? err : "/dev/null", "w", stderr))
-			exit(2);
-		setvbuf(stderr, NULL, _IONBF, 0);
-		alarm(secs);
-		ulsm_lsm_init(&pg_hook_set, NULL);
-		fn();
-		/*
-		 * _exit: no exit handlers (a sanitizer's leak check needs
-		 * system calls that a case's seccomp filter denies).
-		 */
-		fflush(stdout);
-		_exit(failures ? 1 : 0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+	_exit(failures ? 1 : 0);
+}
+
+/*
+ * Run @fn in a child (tests/lib/child.h) within @secs, its standard error
+ * into @err (NULL: dropped); its exit status, or -signal.
+ */
+static int depart_case(void (*fn)(void), unsigned int secs, const char *err)
+{
+	struct depart_case c = { fn, secs, err };
+
+	if (in_child("case", depart_child, &c, NULL, 0) < 0)
 		return -1000;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+	return WIFEXITED(child_status) ? WEXITSTATUS(child_status) :
+					 -WTERMSIG(child_status);
 }
 
 /*
@@ -623,12 +631,12 @@ int main(int argc, char **argv)
 		bool said = false;
 		FILE *f;
 
-		is_int(in_child(case_patching, 20, NULL), 0, "patching denied "
+		is_int(depart_case(case_patching, 20, NULL), 0, "patching denied "
 		       "after arrival: dlclose returns, the module stays on, "
 		       "its object mapped");
-		is_int(in_child(case_sync, 20, NULL), 0, "sync denied after "
+		is_int(depart_case(case_sync, 20, NULL), 0, "sync denied after "
 		       "arrival: the same");
-		st = in_child(case_last, 2, log);
+		st = depart_case(case_last, 2, log);
 		is_int(st, -SIGALRM, "the seal denied too: dlclose waits, the "
 		       "one wait left (killed by the watchdog)");
 		f = fd >= 0 ? fdopen(fd, "r") : NULL;
@@ -645,7 +653,7 @@ int main(int argc, char **argv)
 #else
 	ok(1, "# SKIP no <linux/seccomp.h>");
 #endif
-	if (in_child(case_unloads, 20, NULL) == 5) {
+	if (depart_case(case_unloads, 20, NULL) == 5) {
 		ok(1, "# SKIP dlclose() does not unload here (musl): no "
 		   "departure begins");
 		return done_testing();
@@ -655,7 +663,7 @@ int main(int argc, char **argv)
 
 	for (n = 1; n < 2000; n += step) {
 		walk_n = n;
-		st = in_child(case_walk, 20, NULL);
+		st = depart_case(case_walk, 20, NULL);
 		if (st == 3)
 			break;
 		if (st)
@@ -670,7 +678,7 @@ int main(int argc, char **argv)
 
 	for (n = 1; n < 2000; n += step) {
 		walk_n = n;
-		st = in_child(case_seal_walk, 20, NULL);
+		st = depart_case(case_seal_walk, 20, NULL);
 		if (st)
 			break;
 		sealed_runs++;
@@ -679,7 +687,7 @@ int main(int argc, char **argv)
 	   "with no guard left and the plug-in pinned, or every slot as "
 	   "before and nothing pinned (last: %d)", sealed_runs, st);
 
-	is_int(in_child(case_seal_loading, 10, NULL), 0, "sealed while a "
+	is_int(depart_case(case_seal_loading, 10, NULL), 0, "sealed while a "
 	       "plug-in loads in another thread: no deadlock between the "
 	       "dynamic linker's lock and the framework's");
 
@@ -693,7 +701,7 @@ int main(int argc, char **argv)
 	gone_runs = 0;
 	for (n = 1; n < 2000; n += step) {
 		walk_n = n;
-		st = in_child(case_walk_on, 20, NULL);
+		st = depart_case(case_walk_on, 20, NULL);
 		if (st != 0 && st != 4)
 			break;
 		gone_runs += st == 0;

@@ -17,11 +17,13 @@
  * child, a set being initialised once per process.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "tap.h"
 #include "test_lsm.h"
 
@@ -50,44 +52,40 @@ struct blobs_case {
 	struct lsm_blob_sizes big1, big2, bigx;
 };
 
+static void blobs_child(void *arg)
+{
+	const struct blobs_case *c = arg;
+	struct result r;
+
+	memset(&r, 0, sizeof(r));
+	tl_defaults();
+	big1_blobs = c->big1;
+	big2_blobs = c->big2;
+	bigx_blobs = c->bigx;
+	r.ret = ulsm_lsm_init(&tl_hook_set, c->order);
+	snprintf(r.list, sizeof(r.list), "%s", ulsm_lsm_list(&tl_hook_set));
+	for (int t = 0; t < ULSM_BLOB_TYPES; t++)
+		r.size[t] = ulsm_lsm_blob_size(&tl_hook_set, t);
+	r.alpha = tl_blobs_alpha;
+	r.beta = tl_blobs_beta;
+	r.big1 = big1_blobs;
+	r.big2 = big2_blobs;
+	r.bigx = bigx_blobs;
+	r.big2_active = ulsm_lsm_module_active(&tl_hook_set, "big2");
+	r.bigx_active = ulsm_lsm_module_active(&tl_hook_set, "bigx");
+	child_send(&r, sizeof(r));
+}
+
 static struct result run(const struct blobs_case *c)
 {
 	struct result r;
-	int fd[2];
-	pid_t pid;
 
-	memset(&r, 0, sizeof(r));
-	if (pipe(fd))
-		abort();
-	pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		tl_defaults();
-		big1_blobs = c->big1;
-		big2_blobs = c->big2;
-		bigx_blobs = c->bigx;
-		r.ret = ulsm_lsm_init(&tl_hook_set, c->order);
-		snprintf(r.list, sizeof(r.list), "%s", ulsm_lsm_list(&tl_hook_set));
-		for (int t = 0; t < ULSM_BLOB_TYPES; t++)
-			r.size[t] = ulsm_lsm_blob_size(&tl_hook_set, t);
-		r.alpha = tl_blobs_alpha;
-		r.beta = tl_blobs_beta;
-		r.big1 = big1_blobs;
-		r.big2 = big2_blobs;
-		r.bigx = bigx_blobs;
-		r.big2_active = ulsm_lsm_module_active(&tl_hook_set, "big2");
-		r.bigx_active = ulsm_lsm_module_active(&tl_hook_set, "bigx");
-		if (write(fd[1], &r, sizeof(r)) != sizeof(r))
-			_exit(2);
-		_exit(0);
-	}
-	close(fd[1]);
-	if (read(fd[0], &r, sizeof(r)) != sizeof(r)) {
+	if (in_child(c->order, blobs_child, (void *)(uintptr_t)c, &r,
+		     sizeof(r)) != sizeof(r)) {
+		memset(&r, 0, sizeof(r));
 		r.ret = -9999;
 		snprintf(r.list, sizeof(r.list), "(the child died)");
 	}
-	close(fd[0]);
-	waitpid(pid, NULL, 0);
 	return r;
 }
 
@@ -130,46 +128,36 @@ static int debug_child(void)
 	return ulsm_lsm_init(&tl_hook_set, c.order) ? 1 : 0;
 }
 
-/* Run debug_child with ULSM_DEBUG=1 (read at start-up) and its stderr. */
+/* debug_child, run again with ULSM_DEBUG=1 (read at start-up), its stderr
+ * to the parent. */
+static void debug_exec(void *self)
+{
+	static char arg[] = "--debug-child";
+	const char *emu = getenv("ULSM_EMU");
+	char *argv[] = { self, arg, NULL };
+
+	dup2(child_fd(), 2);
+	setenv("ULSM_DEBUG", "1", 1);
+	if (emu && *emu) {
+		/* Cross-built: run it the way the test runner does. */
+		char cmd[4096];
+
+		snprintf(cmd, sizeof(cmd), "exec %s %s %s", emu, (char *)self,
+			 arg);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	} else {
+		execv(self, argv);
+	}
+	_exit(127);
+}
+
 static void explained(char *self)
 {
 	static char out[65536];
-	size_t n = 0;
-	ssize_t got;
-	int fd[2], status;
-	pid_t pid;
 
-	if (pipe(fd))
-		abort();
-	pid = fork();
-	if (pid == 0) {
-		static char arg[] = "--debug-child";
-		const char *emu = getenv("ULSM_EMU");
-		char *argv[] = { self, arg, NULL };
-
-		close(fd[0]);
-		dup2(fd[1], 2);
-		setenv("ULSM_DEBUG", "1", 1);
-		if (emu && *emu) {
-			/* Cross-built: run it the way the test runner does. */
-			char cmd[4096];
-
-			snprintf(cmd, sizeof(cmd), "exec %s %s %s", emu, self,
-				 arg);
-			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		} else {
-			execv(self, argv);
-		}
-		_exit(127);
-	}
-	close(fd[1]);
-	while (n + 1 < sizeof(out) &&
-	       (got = read(fd[0], out + n, sizeof(out) - 1 - n)) > 0)
-		n += (size_t)got;
-	out[n] = '\0';
-	close(fd[0]);
-	waitpid(pid, &status, 0);
-	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	in_child("ULSM_DEBUG=1", debug_exec, self, out, sizeof(out));
+	out[sizeof(out) - 1] = '\0';
+	ok(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0,
 	   "ULSM_DEBUG=1: init returns 0");
 	ok(strstr(out, "big2") && strstr(out, "EOVERFLOW") &&
 	   strstr(out, "cred"), "  and says why big2 is off");

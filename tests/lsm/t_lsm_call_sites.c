@@ -86,30 +86,12 @@ static int flip(long i)
 	return retarget(i & 1 ? (void *)ret_a : (void *)ret_b);
 }
 
-static void *worker_main(void *arg)
-{
-	struct seq_worker *w = arg;
-
-	while (seq_running()) {
-		unsigned long s1 = seq_begin(&seq_shared);
-		int rc = file_open();
-		unsigned long s2 = seq_end(&seq_shared);
-		/* Before the first update: ret_a; update i completes at 2i+2. */
-		int want = (s1 / 2) & 1 ? 1002 : 1001;
-
-		seq_record(w, s1, s2, rc == 1001 || rc == 1002, rc == want);
-	}
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	long updates = arg_count(argc, argv, "--updates", 2000);
 	long nthreads = arg_long(argc, argv, "--threads", 3);
 	struct ulsm_stats st0, st1;
-	struct seq_worker *w, sum;
 	int direct = -1, n;
-	long failed;
 
 	tl_defaults();
 	is_int(ulsm_lsm_init(&tl_hook_set, "alpha"), 0, "init: capa, alpha, omega");
@@ -180,17 +162,10 @@ int main(int argc, char **argv)
 #endif
 	is_int(retarget((void *)ret_a), 0, "back to ret_a");
 
-	w = seq_start(nthreads, worker_main);
-	failed = seq_run_updates(updates, seq_shared_of, flip, "retarget");
-	sum = seq_join(w, nthreads);
-	ulsm_get_stats(&st1);
-	diag("%ld updates, %ld threads, %lu calls, %lu checked strictly, "
-	     "%lu traps emulated", updates, nthreads, sum.runs, sum.strict,
-	     st1.traps_emulated - st0.traps_emulated);
-	is_int(failed, 0, "every update succeeded");
-	is_int(sum.invalid, 0, "every call reached ret_a or ret_b");
-	is_int(sum.wrong, 0, "after a completed update every call saw it");
-	ok(sum.strict > 0, "calls were checked strictly");
+	seq_call = file_open;
+	seq_first = 1001;
+	seq_second = 1002;
+	seq_alternation(updates, nthreads, flip, "retarget", "ret_a or ret_b");
 	return done_testing();
 }
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/sys.h"	/* the library's fault injection (src/base/) */
+#include "child.h"
 #include "tap.h"
 #include "test_lsm.h"
 
@@ -52,39 +53,36 @@ static bool list_consistent(void)
 	return !strcmp(list, want);
 }
 
+static void init_fail_child(void *arg)
+{
+	unsigned long n = *(unsigned long *)arg;
+	struct result r;
+
+	memset(&r, 0, sizeof(r));
+	tl_defaults();
+	fail_nth_alloc(n);
+	r.ret = ulsm_lsm_init(&tl_hook_set, "alpha,beta");
+	r.failed = ulsm_fault.failed;
+	fail_nth_alloc(0);
+	snprintf(r.list, sizeof(r.list), "%s", ulsm_lsm_list(&tl_hook_set));
+	r.consistent = list_consistent();
+	if (r.ret) {
+		r.retry = ulsm_lsm_init(&tl_hook_set, "alpha,beta");
+		snprintf(r.retry_list, sizeof(r.retry_list), "%s",
+			 ulsm_lsm_list(&tl_hook_set));
+	}
+	child_send(&r, sizeof(r));
+}
+
+/* ulsm_lsm_init() in a child, its @n-th allocation failing. */
 static struct result run(unsigned long n)
 {
 	struct result r;
-	int fd[2];
-	pid_t pid;
 
-	memset(&r, 0, sizeof(r));
-	if (pipe(fd))
-		abort();
-	pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		tl_defaults();
-		fail_nth_alloc(n);
-		r.ret = ulsm_lsm_init(&tl_hook_set, "alpha,beta");
-		r.failed = ulsm_fault.failed;
-		fail_nth_alloc(0);
-		snprintf(r.list, sizeof(r.list), "%s", ulsm_lsm_list(&tl_hook_set));
-		r.consistent = list_consistent();
-		if (r.ret) {
-			r.retry = ulsm_lsm_init(&tl_hook_set, "alpha,beta");
-			snprintf(r.retry_list, sizeof(r.retry_list), "%s",
-				 ulsm_lsm_list(&tl_hook_set));
-		}
-		if (write(fd[1], &r, sizeof(r)) != sizeof(r))
-			_exit(2);
-		_exit(0);
-	}
-	close(fd[1]);
-	if (read(fd[0], &r, sizeof(r)) != sizeof(r))
+	if (in_child("init", init_fail_child, &n, &r, sizeof(r)) != sizeof(r)) {
+		memset(&r, 0, sizeof(r));
 		r.ret = -9999;
-	close(fd[0]);
-	waitpid(pid, NULL, 0);
+	}
 	return r;
 }
 

@@ -23,12 +23,14 @@
  * longer than MAX_LSM_COUNT shows in the list.
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "tap.h"
 #include "test_lsm.h"
 
@@ -47,48 +49,38 @@ struct result {
 	char list[256];
 };
 
+static void parse_child(void *arg)
+{
+	const char *order = arg;
+	struct timespec t0, t1;
+	struct result r;
+
+	memset(&r, 0, sizeof(r));
+	/* A quadratic parser must fail the test, not hang it. */
+	alarm(60);
+	unsetenv("ULSM_LSM");
+	tl_defaults();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r.ret = ulsm_lsm_init(&tl_hook_set, order);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r.ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL +
+	       (t1.tv_nsec - t0.tv_nsec);
+	snprintf(r.list, sizeof(r.list), "%s", ulsm_lsm_list(&tl_hook_set));
+	child_send(&r, sizeof(r));
+}
+
+/* ulsm_lsm_init(@order) in a child (SIGALRM after 60 s: a hang). */
 static struct result run(const char *order)
 {
 	struct result r;
-	int fd[2], status;
-	pid_t pid;
 
-	memset(&r, 0, sizeof(r));
-	if (pipe(fd))
-		abort();
-	pid = fork();
-	if (pid < 0)
-		abort();
-	if (pid == 0) {
-		struct timespec t0, t1;
-
-		close(fd[0]);
-		/* A quadratic parser must fail the test, not hang it. */
-		alarm(60);
-		unsetenv("ULSM_LSM");
-		tl_defaults();
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r.ret = ulsm_lsm_init(&tl_hook_set, order);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		r.ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL +
-		       (t1.tv_nsec - t0.tv_nsec);
-		snprintf(r.list, sizeof(r.list), "%s",
-			 ulsm_lsm_list(&tl_hook_set));
-		if (write(fd[1], &r, sizeof(r)) != sizeof(r))
-			_exit(2);
-		_exit(0);
-	}
-	close(fd[1]);
-	if (read(fd[0], &r, sizeof(r)) != sizeof(r)) {
+	if (in_child("init", parse_child, (void *)(uintptr_t)order, &r,
+		     sizeof(r)) != sizeof(r)) {
+		memset(&r, 0, sizeof(r));
 		r.ret = -9999;
 		snprintf(r.list, sizeof(r.list), "(no answer)");
 	}
-	close(fd[0]);
-	waitpid(pid, &status, 0);
-	r.status = status;
-	if (WIFSIGNALED(status))
-		diag("child killed by signal %d%s", WTERMSIG(status),
-		     WTERMSIG(status) == SIGALRM ? " (60 s alarm)" : "");
+	r.status = child_status;
 	return r;
 }
 
@@ -110,7 +102,7 @@ static const char *shown(const char *s)
 	return buf;
 }
 
-static void check(const char *order, const char *want, const char *why)
+static void order_is(const char *order, const char *want, const char *why)
 {
 	struct result r = run(order);
 
@@ -134,7 +126,7 @@ static void blanks(void)
 	for (size_t i = 0; i < N(pre); i++)
 		for (size_t j = 0; j < N(post); j++) {
 			snprintf(order, sizeof(order), "%sbeta%s", pre[i], post[j]);
-			check(order, "capa,beta,omega", "name");
+			order_is(order, "capa,beta,omega", "name");
 		}
 
 	/*
@@ -148,28 +140,28 @@ static void blanks(void)
 				snprintf(rm, sizeof(rm), "%s!%salpha%s", pre[i],
 					 bang[k], post[j]);
 				snprintf(order, sizeof(order), "alpha,beta,%s", rm);
-				check(order, "capa,beta,omega", "removal");
+				order_is(order, "capa,beta,omega", "removal");
 				snprintf(order, sizeof(order), "%s,alpha,beta", rm);
-				check(order, "capa,beta,omega", "removal first");
-				check(rm, "capa,beta,gamma",
-				      "removals only: the built-in order minus "
-				      "alpha (omega does not fit)");
+				order_is(order, "capa,beta,omega", "removal first");
+				order_is(rm, "capa,beta,gamma",
+					 "removals only: the built-in order minus "
+					 "alpha (omega does not fit)");
 			}
-	check("beta, ! capa ,\t!\tomega\t", "beta", "removal of first and last");
+	order_is("beta, ! capa ,\t!\tomega\t", "beta", "removal of first and last");
 
 	/* What is not a name. */
-	check("!", "capa,alpha,beta", "a lone \"!\" removes nothing (default)");
-	check(" ! \t, ,\t", "capa,alpha,beta", "blanks and \"!\" only (default)");
-	check("!,beta", "capa,beta,omega", "an empty removal is ignored");
-	check("!!beta,beta", "capa,beta,omega",
-	      "\"!!beta\" removes a module named \"!beta\" (none)");
-	check("be ta,beta", "capa,beta,omega", "blanks inside a name are part of it");
-	check("be ta", "capa,omega", "an unknown name still names a module");
-	check(",,beta,,", "capa,beta,omega", "empty entries ignored");
-	check("!beta,beta", "capa,omega",
-	      "a removal counts wherever it stands");
-	check("beta\n", "capa,omega",
-	      "a newline is not a blank: \"beta\\n\" is unknown");
+	order_is("!", "capa,alpha,beta", "a lone \"!\" removes nothing (default)");
+	order_is(" ! \t, ,\t", "capa,alpha,beta", "blanks and \"!\" only (default)");
+	order_is("!,beta", "capa,beta,omega", "an empty removal is ignored");
+	order_is("!!beta,beta", "capa,beta,omega",
+		 "\"!!beta\" removes a module named \"!beta\" (none)");
+	order_is("be ta,beta", "capa,beta,omega", "blanks inside a name are part of it");
+	order_is("be ta", "capa,omega", "an unknown name still names a module");
+	order_is(",,beta,,", "capa,beta,omega", "empty entries ignored");
+	order_is("!beta,beta", "capa,omega",
+		 "a removal counts wherever it stands");
+	order_is("beta\n", "capa,omega",
+		 "a newline is not a blank: \"beta\\n\" is unknown");
 }
 
 /*
@@ -205,8 +197,8 @@ static void megabyte(void)
 
 int main(void)
 {
-	check("zz3,zz1,beta,zz2", "capa,zz3,zz1,beta,zz2,omega",
-	      "modules without hooks come up without a slot");
+	order_is("zz3,zz1,beta,zz2", "capa,zz3,zz1,beta,zz2,omega",
+		 "modules without hooks come up without a slot");
 	blanks();
 	megabyte();
 	return done_testing();

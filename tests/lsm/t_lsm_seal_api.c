@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "base/sys.h"	/* the library's fault injection (src/base/) */
+#include "child.h"
 #include "tap.h"
 #include "test_lsm.h"
 
@@ -108,36 +109,35 @@ static int file_open(void)
 	return call_int_hook(file_open, &f);
 }
 
-static struct result run(void (*fn)(struct result *r))
+struct seal_case {
+	void (*fn)(struct result *r);
+};
+
+static void seal_child(void *arg)
 {
+	const struct seal_case *c = arg;
 	struct result r;
-	int fd[2], status;
-	pid_t pid;
 
 	memset(&r, 0, sizeof(r));
-	if (pipe(fd))
-		abort();
-	pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		default_segv();
-		tl_defaults();
-		fn(&r);
-		if (write(fd[1], &r, sizeof(r)) != sizeof(r))
-			_exit(2);
-		_exit(0);
-	}
-	close(fd[1]);
-	if (read(fd[0], &r, sizeof(r)) != sizeof(r)) {
+	default_segv();
+	tl_defaults();
+	c->fn(&r);
+	child_send(&r, sizeof(r));
+}
+
+/* @fn in a child: each case initialises (and may seal) the set. */
+static struct result run(void (*fn)(struct result *r))
+{
+	struct seal_case c = { fn };
+	struct result r;
+
+	if (in_child("case", seal_child, &c, &r, sizeof(r)) != sizeof(r)) {
+		memset(&r, 0, sizeof(r));
 		r.ret = -9999;
 		snprintf(r.trace, sizeof(r.trace), "(no answer)");
 	}
-	close(fd[0]);
-	waitpid(pid, &status, 0);
-	if (WIFSIGNALED(status))
-		diag("the child was killed by signal %d%s", WTERMSIG(status),
-		     WTERMSIG(status) == SIGSEGV ? ": it wrote to a sealed page" :
-		     "");
+	if (WIFSIGNALED(child_status) && WTERMSIG(child_status) == SIGSEGV)
+		diag("  (SIGSEGV: the child wrote to a sealed page)");
 	return r;
 }
 

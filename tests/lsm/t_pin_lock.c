@@ -38,23 +38,12 @@
 
 #include <ulsm/ulsm.h>
 
+#include "child.h"
 #include "runtime.h"
 #include "tap.h"
 
 static char dir[PATH_MAX - 64];
 static sem_t loading;
-static int failures;
-
-#define check(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			printf("# ");					\
-			printf(__VA_ARGS__);				\
-			putchar('\n');					\
-			failures++;					\
-		}							\
-	} while (0)
-
 static void *load(const char *name)
 {
 	char path[PATH_MAX];
@@ -162,27 +151,31 @@ static void case_register(void)
 	close_all(h, "manual", "lag");
 }
 
-static void in_child(void (*fn)(void), const char *what)
-{
-	unsigned int secs = under_emulator() ? 60 : 10;
-	int status = -1;
-	pid_t pid;
+struct pin_case {
+	void (*fn)(void);
+	unsigned int secs;
+};
 
+static void pin_child(void *arg)
+{
+	const struct pin_case *c = arg;
+
+	alarm(c->secs);
+	c->fn();
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		alarm(secs);
-		fn();
-		fflush(stdout);
-		_exit(failures ? 1 : 0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		status = -1;
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-		printf("# no answer within %u s: a deadlock\n", secs);
-	else if (WIFSIGNALED(status))
-		printf("# killed by signal %d\n", WTERMSIG(status));
-	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", what);
+	_exit(failures ? 1 : 0);
+}
+
+/* @fn in a child (tests/lib/child.h): a deadlock is a timeout. */
+static void pin_case(void (*fn)(void), const char *what)
+{
+	struct pin_case c = { fn, under_emulator() ? 60 : 10 };
+
+	if (in_child(what, pin_child, &c, NULL, 0) >= 0 &&
+	    WIFSIGNALED(child_status) && WTERMSIG(child_status) == SIGALRM)
+		diag("no answer within %u s: a deadlock", c.secs);
+	ok(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0, "%s",
+	   what);
 }
 
 int main(void)
@@ -190,9 +183,9 @@ int main(void)
 	const char *d = getenv("ULSM_TEST_PLUGIN_DIR");
 
 	snprintf(dir, sizeof(dir), "%s", d ? d : ".");
-	in_child(case_init, "ulsm_lsm_init() while a plug-in loads: its "
+	pin_case(case_init, "ulsm_lsm_init() while a plug-in loads: its "
 		 "pending module's object pinned, no deadlock");
-	in_child(case_register, "a registration outside a constructor while "
+	pin_case(case_register, "a registration outside a constructor while "
 		 "a plug-in loads: its object pinned, no deadlock");
 	return done_testing();
 }

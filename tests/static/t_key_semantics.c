@@ -56,6 +56,19 @@ static void check_all(const char *when, int t, int f)
 	is_int(static_key_enabled(&key_f1), f, "%s: static_key_enabled(false key)", when);
 }
 
+#if defined(ULSM_ARCH_AARCH64) || defined(ULSM_ARCH_RISCV64)
+/* The target that this program's jump table records for the site at @u. */
+static uintptr_t table_target(uintptr_t u)
+{
+	const struct ulsm_jump_entry *e;
+
+	for (e = __start_ulsm_jump_table; e < __stop_ulsm_jump_table; e++)
+		if ((uintptr_t)&e->code + (intptr_t)e->code == u)
+			return (uintptr_t)&e->target + (intptr_t)e->target;
+	return 0;
+}
+#endif
+
 int main(void)
 {
 	struct ulsm_stats st0, st1;
@@ -172,14 +185,8 @@ int main(void)
 		ok(u && is_jump_site(u), "enabled unlikely site is a jump");
 #ifdef ULSM_ARCH_AARCH64
 		{
-			const struct ulsm_jump_entry *e;
-			uintptr_t target = 0;
+			uintptr_t target = table_target(u);
 
-			for (e = __start_ulsm_jump_table;
-			     e < __stop_ulsm_jump_table; e++)
-				if ((uintptr_t)&e->code + (intptr_t)e->code == u)
-					target = (uintptr_t)&e->target +
-						 (intptr_t)e->target;
 			ok(target && a64_branch_target(word_at(u), u) == target,
 			   "  a B to the site's own target (%#lx)",
 			   (unsigned long)target);
@@ -187,14 +194,8 @@ int main(void)
 #endif
 #ifdef ULSM_ARCH_RISCV64
 		{
-			const struct ulsm_jump_entry *e;
-			uintptr_t target = 0;
+			uintptr_t target = table_target(u);
 
-			for (e = __start_ulsm_jump_table;
-			     e < __stop_ulsm_jump_table; e++)
-				if ((uintptr_t)&e->code + (intptr_t)e->code == u)
-					target = (uintptr_t)&e->target +
-						 (intptr_t)e->target;
 			ok(target && rv_jal_target(word_at(u), u) == target,
 			   "  a jal x0 to the site's own target (%#lx)",
 			   (unsigned long)target);

@@ -100,20 +100,10 @@ static int flip(long i)
 	return update(i & 1 ? (void *)func_a : (void *)func_b);
 }
 
-static void *worker_main(void *arg)
+/* What the threads call: the site, with 10 (func_a 11, func_b 12). */
+static int call_ten(void)
 {
-	struct seq_worker *w = arg;
-
-	while (seq_running()) {
-		unsigned long s1 = seq_begin(&seq_shared);
-		int rc = call_sci(10);
-		unsigned long s2 = seq_end(&seq_shared);
-		/* Before the first update: func_a; update i completes at 2i+2. */
-		int want = (s1 / 2) & 1 ? 12 : 11;
-
-		seq_record(w, s1, s2, rc == 11 || rc == 12, rc == want);
-	}
-	return NULL;
+	return call_sci(10);
 }
 
 int main(int argc, char **argv)
@@ -122,9 +112,7 @@ int main(int argc, char **argv)
 	long nthreads = arg_long(argc, argv, "--threads", 3);
 	bool generic = !strcmp(ulsm_backend(), "generic");
 	struct ulsm_stats st0, st1;
-	struct seq_worker *w, sum;
 	int n, direct = -1;
-	long failed;
 
 	is_int(call_sci(1), 2, "static_call_inline calls func_a");
 	if (!generic) {
@@ -207,17 +195,9 @@ int main(int argc, char **argv)
 	}
 	is_int(update((void *)func_a), 0, "back to func_a");
 
-	ulsm_get_stats(&st0);
-	w = seq_start(nthreads, worker_main);
-	failed = seq_run_updates(updates, seq_shared_of, flip, "update");
-	sum = seq_join(w, nthreads);
-	ulsm_get_stats(&st1);
-	diag("%ld updates, %ld threads, %lu calls, %lu checked strictly, "
-	     "%lu traps emulated", updates, nthreads, sum.runs, sum.strict,
-	     st1.traps_emulated - st0.traps_emulated);
-	is_int(failed, 0, "every update succeeded");
-	is_int(sum.invalid, 0, "every call reached func_a or func_b");
-	is_int(sum.wrong, 0, "after a completed update every call saw it");
-	ok(sum.strict > 0, "calls were checked strictly");
+	seq_call = call_ten;
+	seq_first = 11;
+	seq_second = 12;
+	seq_alternation(updates, nthreads, flip, "update", "func_a or func_b");
 	return done_testing();
 }

@@ -426,6 +426,35 @@ static size_t random_len(void)
 }
 
 /*
+ * A random file, one time in two spoiled: cut, bit-flipped, a noted field
+ * made huge or odd, or bytes appended.
+ */
+static void spoil(struct buf *b)
+{
+	switch (below(8)) {
+	case 0:
+		b->len = below(b->len);
+		break;
+	case 1:
+		for (int i = 1 + (int)below(8); i > 0; i--)
+			b->p[below(b->len)] ^= (unsigned char)(1u << below(8));
+		break;
+	case 2:
+		if (nfields) {
+			struct field f = fields[below(nfields)];
+			uint64_t v = edgy();
+
+			memcpy(b->p + f.off, &v, (size_t)f.width);
+		}
+		break;
+	case 3:
+		for (int i = 1 + (int)below(16); i > 0; i--)
+			put(b, &(char){ (char)rnd() }, 1);
+		break;
+	}
+}
+
+/*
  * A file of random structure, written by the rules or breaking one now
  * and then: up to 6 names (ids that may repeat or be missing, lengths up
  * to past the limit), up to 4 rings of up to 8 events (ids named or not,
@@ -467,27 +496,7 @@ static void random_file(struct buf *b)
 	noting = true;
 	build(b, nm, nn, r, nr);
 	noting = false;
-	switch (below(8)) {
-	case 0:
-		b->len = below(b->len);
-		break;
-	case 1:
-		for (int i = 1 + (int)below(8); i > 0; i--)
-			b->p[below(b->len)] ^= (unsigned char)(1u << below(8));
-		break;
-	case 2:
-		if (nfields) {
-			struct field f = fields[below(nfields)];
-			uint64_t v = edgy();
-
-			memcpy(b->p + f.off, &v, (size_t)f.width);
-		}
-		break;
-	case 3:
-		for (int i = 1 + (int)below(16); i > 0; i--)
-			put(b, &(char){ (char)rnd() }, 1);
-		break;
-	}
+	spoil(b);
 }
 
 /* --- running the tool ------------------------------------------------- */
@@ -1059,30 +1068,87 @@ static void small_file(struct buf *b)
 	noting = false;
 }
 
-static void small_exact(void)
+/* The tool's output of @b with @opt: @len bytes, exactly @want. */
+static bool golden_output(const struct buf *b, const char *opt,
+			  const char *want, size_t len, const char *what)
 {
-	struct buf b = { 0 };
 	struct run r;
 	bool same;
 
-	small_file(&b);
-	same = output_of(b.p, b.len, "--text", &r) &&
-	       r.outlen == sizeof(small_text) - 1 &&
-	       !memcmp(r.out, small_text, r.outlen);
+	same = output_of(b->p, b->len, opt, &r) && r.outlen == len &&
+	       !memcmp(r.out, want, len);
 	if (!same)
 		show("got", r.out, r.outlen);
 	free(r.out);
 	free(r.err);
-	ok(same, "a small file: the text, exactly");
-	same = output_of(b.p, b.len, "--json", &r) &&
-	       r.outlen == sizeof(small_json) - 1 &&
-	       !memcmp(r.out, small_json, r.outlen);
-	if (!same)
-		show("got", r.out, r.outlen);
-	free(r.out);
-	free(r.err);
-	ok(same, "a small file: the JSON, exactly");
+	return ok(same, "%s: the %s, exactly", what,
+		  strcmp(opt, "--json") ? "text" : "JSON");
+}
+
+/* The file @make builds, read as text and as JSON: the golden outputs. */
+#define golden(make, what, text, json)					\
+	golden_check(make, what, text, sizeof(text) - 1, json,		\
+		     sizeof(json) - 1)
+
+static void golden_check(void (*make)(struct buf *b), const char *what,
+			 const char *text, size_t text_len, const char *json,
+			 size_t json_len)
+{
+	struct buf b = { 0 };
+
+	make(&b);
+	golden_output(&b, "--text", text, text_len, what);
+	golden_output(&b, "--json", json, json_len, what);
 	free(b.p);
+}
+
+/* The file in @b cut at every length (every stride-th), then whole. */
+static void cut_each(struct tally *tl, const char *pfx, const struct buf *b)
+{
+	char label[64];
+
+	for (size_t len = phase; len < b->len; len += stride) {
+		snprintf(label, sizeof(label), "%scut at %zu of %zu", pfx, len,
+			 b->len);
+		try_file(tl, label, b->p, len, REFUSE);
+	}
+	snprintf(label, sizeof(label), "%suncut", pfx);
+	try_modes(tl, label, b->p, b->len, ACCEPT, BOTH);
+}
+
+/*
+ * Each field of the file in @b that build() noted, set in turn to each
+ * value of @v32 or @v64 (by its width; every stride-th), then restored:
+ * the tool may refuse the file or read it, never misbehave.
+ */
+#define ARRAY_N(a)	(sizeof(a) / sizeof((a)[0]))
+
+static void huge_fields(struct tally *tl, const char *pfx, struct buf *b,
+			const uint32_t *v32, size_t n32, const uint64_t *v64,
+			size_t n64)
+{
+	char label[64];
+
+	for (size_t f = 0; f < nfields; f++) {
+		struct field fl = fields[f];
+		unsigned char save[8];
+		size_t nv = fl.width == 4 ? n32 : n64;
+
+		memcpy(save, b->p + fl.off, (size_t)fl.width);
+		for (size_t v = 0; v < nv; v++) {
+			if ((f * nv + v) % stride != phase)
+				continue;
+			if (fl.width == 4)
+				memcpy(b->p + fl.off, &v32[v], 4);
+			else
+				memcpy(b->p + fl.off, &v64[v], 8);
+			snprintf(label, sizeof(label), "%s%d-byte field at %zu = %"
+				 PRIu64, pfx, fl.width, fl.off, fl.width == 4 ?
+				 (uint64_t)v32[v] : v64[v]);
+			try_file(tl, label, b->p, b->len, EITHER);
+		}
+		memcpy(b->p + fl.off, save, (size_t)fl.width);
+	}
 }
 
 /* Cut at every length (every stride-th): each shorter file is refused. */
@@ -1090,14 +1156,9 @@ static void truncated(void)
 {
 	struct buf b = { 0 };
 	struct tally tl = { 0 };
-	char label[64];
 
 	small_file(&b);
-	for (size_t len = phase; len < b.len; len += stride) {
-		snprintf(label, sizeof(label), "cut at %zu of %zu", len, b.len);
-		try_file(&tl, label, b.p, len, REFUSE);
-	}
-	try_modes(&tl, "uncut", b.p, b.len, ACCEPT, BOTH);
+	cut_each(&tl, "", &b);
 	tally_ok(&tl, "a small file cut at each of its lengths");
 	free(b.p);
 }
@@ -1114,30 +1175,9 @@ static void huge_counts(void)
 	};
 	struct buf b = { 0 };
 	struct tally tl = { 0 };
-	char label[64];
 
 	small_file(&b);
-	for (size_t f = 0; f < nfields; f++) {
-		struct field fl = fields[f];
-		unsigned char save[8];
-		size_t nv = fl.width == 4 ? sizeof(v32) / sizeof(v32[0]) :
-					    sizeof(v64) / sizeof(v64[0]);
-
-		memcpy(save, b.p + fl.off, (size_t)fl.width);
-		for (size_t v = 0; v < nv; v++) {
-			if ((f * nv + v) % stride != phase)
-				continue;
-			if (fl.width == 4)
-				memcpy(b.p + fl.off, &v32[v], 4);
-			else
-				memcpy(b.p + fl.off, &v64[v], 8);
-			snprintf(label, sizeof(label), "%d-byte field at %zu = %"
-				 PRIu64, fl.width, fl.off, fl.width == 4 ?
-				 (uint64_t)v32[v] : v64[v]);
-			try_file(&tl, label, b.p, b.len, EITHER);
-		}
-		memcpy(b.p + fl.off, save, (size_t)fl.width);
-	}
+	huge_fields(&tl, "", &b, v32, ARRAY_N(v32), v64, ARRAY_N(v64));
 	tally_ok(&tl, "each of the %zu counts, lengths and ids of a small file "
 		 "made huge", nfields);
 	free(b.p);
@@ -1449,32 +1489,6 @@ static void small2_file(struct buf *b)
 	noting = false;
 }
 
-static void small2_exact(void)
-{
-	struct buf b = { 0 };
-	struct run r;
-	bool same;
-
-	small2_file(&b);
-	same = output_of(b.p, b.len, "--text", &r) &&
-	       r.outlen == sizeof(small2_text) - 1 &&
-	       !memcmp(r.out, small2_text, r.outlen);
-	if (!same)
-		show("got", r.out, r.outlen);
-	free(r.out);
-	free(r.err);
-	ok(same, "a small version 2 file: the text, exactly");
-	same = output_of(b.p, b.len, "--json", &r) &&
-	       r.outlen == sizeof(small2_json) - 1 &&
-	       !memcmp(r.out, small2_json, r.outlen);
-	if (!same)
-		show("got", r.out, r.outlen);
-	free(r.out);
-	free(r.err);
-	ok(same, "a small version 2 file: the JSON, exactly");
-	free(b.p);
-}
-
 /* Version 2: cut at each length, and each field made huge. */
 static void truncated2(void)
 {
@@ -1485,36 +1499,11 @@ static void truncated2(void)
 	};
 	struct buf b = { 0 };
 	struct tally cut = { 0 }, huge = { 0 };
-	char label[64];
 
 	small2_file(&b);
-	for (size_t len = phase; len < b.len; len += stride) {
-		snprintf(label, sizeof(label), "v2 cut at %zu of %zu", len, b.len);
-		try_file(&cut, label, b.p, len, REFUSE);
-	}
-	try_modes(&cut, "v2 uncut", b.p, b.len, ACCEPT, BOTH);
+	cut_each(&cut, "v2 ", &b);
 	tally_ok(&cut, "a small version 2 file cut at each of its lengths");
-	for (size_t f = 0; f < nfields; f++) {
-		struct field fl = fields[f];
-		unsigned char save[8];
-		size_t nv = fl.width == 4 ? sizeof(v32) / sizeof(v32[0]) :
-					    sizeof(v64) / sizeof(v64[0]);
-
-		memcpy(save, b.p + fl.off, (size_t)fl.width);
-		for (size_t v = 0; v < nv; v++) {
-			if ((f * nv + v) % stride != phase)
-				continue;
-			if (fl.width == 4)
-				memcpy(b.p + fl.off, &v32[v], 4);
-			else
-				memcpy(b.p + fl.off, &v64[v], 8);
-			snprintf(label, sizeof(label), "v2: %d-byte field at %zu = %"
-				 PRIu64, fl.width, fl.off, fl.width == 4 ?
-				 (uint64_t)v32[v] : v64[v]);
-			try_file(&huge, label, b.p, b.len, EITHER);
-		}
-		memcpy(b.p + fl.off, save, (size_t)fl.width);
-	}
+	huge_fields(&huge, "v2: ", &b, v32, ARRAY_N(v32), v64, ARRAY_N(v64));
 	tally_ok(&huge, "each of the %zu types, lengths, counts, ids and "
 		 "string words of a small version 2 file made huge or odd",
 		 nfields);
@@ -1811,27 +1800,7 @@ static void random_file2(struct buf *b)
 	noting = true;
 	build2(b, nm, nn, th, nt, pt, np);
 	noting = false;
-	switch (below(8)) {
-	case 0:
-		b->len = below(b->len);
-		break;
-	case 1:
-		for (int i = 1 + (int)below(8); i > 0; i--)
-			b->p[below(b->len)] ^= (unsigned char)(1u << below(8));
-		break;
-	case 2:
-		if (nfields) {
-			struct field f = fields[below(nfields)];
-			uint64_t v = edgy();
-
-			memcpy(b->p + f.off, &v, (size_t)f.width);
-		}
-		break;
-	case 3:
-		for (int i = 1 + (int)below(16); i > 0; i--)
-			put(b, &(char){ (char)rnd() }, 1);
-		break;
-	}
+	spoil(b);
 }
 
 /* Random files of every kind; --scale multiplies them. */
@@ -2018,13 +1987,14 @@ int main(int argc, char **argv)
 	check_the_checker();
 	real_recording();
 	name_lengths();
-	small_exact();
+	golden(small_file, "a small file", small_text, small_json);
 	truncated();
 	huge_counts();
 	rules();
 	many(scale);
 	any_bytes();
-	small2_exact();
+	golden(small2_file, "a small version 2 file", small2_text,
+	       small2_json);
 	truncated2();
 	rules2();
 	many2(scale);

@@ -36,6 +36,7 @@
 #include <ulsm/tracepoint.h>
 #include <ulsm/ulsm.h>
 
+#include "child.h"
 #include "tap.h"
 #include "trace/trace.h"
 
@@ -63,77 +64,28 @@ DEFINE_TRACEPOINT(tr_race, TP_PROTO(int k, long seq, long sum,
 # define TR_SLOW	0
 #endif
 
-/* --- the checks of a child, sent to the parent ------------------------ */
+/* --- each case in a child (tests/lib/child.h) ------------------------- */
 
-static FILE *to_parent;
+struct rec_case {
+	void (*fn)(void);
+	const char *env;	/* NAME=VALUE, or NULL */
+};
 
-__attribute__((format(printf, 2, 3)))
-static bool check(bool cond, const char *fmt, ...)
+static void rec_child(void *arg)
 {
-	va_list ap;
+	const struct rec_case *c = arg;
 
-	fputc(cond ? '1' : '0', to_parent);
-	va_start(ap, fmt);
-	vfprintf(to_parent, fmt, ap);
-	va_end(ap);
-	fputc('\n', to_parent);
-	fflush(to_parent);
-	return cond;
+	if (c->env)
+		putenv((char *)(uintptr_t)c->env);
+	c->fn();
 }
 
-__attribute__((format(printf, 1, 2)))
-static void note(const char *fmt, ...)
+/* Run @fn in a child, with @env set; its checks are this test's. */
+static void in_rec_child(const char *what, void (*fn)(void), const char *env)
 {
-	va_list ap;
+	struct rec_case c = { fn, env };
 
-	fputc('#', to_parent);
-	va_start(ap, fmt);
-	vfprintf(to_parent, fmt, ap);
-	va_end(ap);
-	fputc('\n', to_parent);
-	fflush(to_parent);
-}
-
-/* Run @fn in a child, with @env set (NAME=VALUE or NULL); print its checks. */
-static void in_child(const char *what, void (*fn)(void), const char *env)
-{
-	int fd[2], status, checks = 0;
-	char line[4096];
-	FILE *from;
-	pid_t pid;
-
-	if (pipe(fd)) {
-		ok(0, "%s: pipe: %s", what, strerror(errno));
-		return;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		to_parent = fdopen(fd[1], "w");
-		if (env)
-			putenv((char *)(uintptr_t)env);
-		fn();
-		fclose(to_parent);
-		_exit(0);
-	}
-	close(fd[1]);
-	from = fdopen(fd[0], "r");
-	while (from && fgets(line, sizeof(line), from)) {
-		line[strcspn(line, "\n")] = 0;
-		if (line[0] == '#') {
-			diag("%s: %s", what, line + 1);
-			continue;
-		}
-		ok(line[0] == '1', "%s: %s", what, line + 1);
-		checks++;
-	}
-	if (from)
-		fclose(from);
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) || !checks)
-		ok(0, "%s: the child ended with status 0x%x after %d checks",
-		   what, status, checks);
+	in_child_tap(what, rec_child, &c);
 }
 
 /* --- reading a recording (version 2) ------------------------------------ */
@@ -416,13 +368,13 @@ static void lost_per_thread(void)
 	struct rec_file f;
 	int matched = 0;
 
-	check(ulsm_trace_enable("tr_*") == 3, "the recorder on the 3 tracepoints");
+	child_ok(ulsm_trace_enable("tr_*") == 3, "the recorder on the 3 tracepoints");
 	for (int i = 0; i < 4; i++) {
 		jobs[i] = (struct job){ .k = i, .events = counts[i] };
 		pthread_create(&t[i], NULL, recorder_thread, &jobs[i]);
 		pthread_join(t[i], NULL);	/* one at a time: tids differ */
 	}
-	if (!check(write_and_read(&f), "the file reads (%s)", f.why))
+	if (!child_ok(write_and_read(&f), "the file reads (%s)", f.why))
 		return;
 	for (int i = 0; i < f.nt; i++) {
 		struct r_thread *th = &f.t[i];
@@ -431,15 +383,15 @@ static void lost_per_thread(void)
 		if (k < 0 || k > 3)
 			continue;
 		matched++;
-		check(th->nev == (size_t)(counts[k] < 64 ? counts[k] : 64) &&
-		      th->lost == (uint64_t)(counts[k] > 64 ? counts[k] - 64 : 0),
-		      "a thread of %ld events in a ring of 64: %zu in the file, "
-		      "%" PRIu64 " counted lost", counts[k], th->nev, th->lost);
-		check(th->nev && (long)th->ev[th->nev - 1].w[1] == counts[k] - 1,
-		      "  its newest events are kept (the last: %" PRIu64 ")",
-		      th->nev ? th->ev[th->nev - 1].w[1] : 0);
+		child_ok(th->nev == (size_t)(counts[k] < 64 ? counts[k] : 64) &&
+			 th->lost == (uint64_t)(counts[k] > 64 ? counts[k] - 64 : 0),
+			 "a thread of %ld events in a ring of 64: %zu in the file, "
+			 "%" PRIu64 " counted lost", counts[k], th->nev, th->lost);
+		child_ok(th->nev && (long)th->ev[th->nev - 1].w[1] == counts[k] - 1,
+			 "  its newest events are kept (the last: %" PRIu64 ")",
+			 th->nev ? th->ev[th->nev - 1].w[1] : 0);
 	}
-	check(matched == 4, "the 4 threads are in the file (%d)", matched);
+	child_ok(matched == 4, "the 4 threads are in the file (%d)", matched);
 	r_free(&f);
 }
 
@@ -454,37 +406,37 @@ static void strings(void)
 	utf8[0] = 'a';
 	for (int i = 0; i < 150; i++)
 		memcpy(utf8 + 1 + 2 * i, "\xc3\xa9", 2);	/* e-acute */
-	check(ulsm_trace_enable("tr_*") == 3, "the recorder on");
+	child_ok(ulsm_trace_enable("tr_*") == 3, "the recorder on");
 	trace_tr_str(0, "hello", NULL);
 	trace_tr_str(1, "", quote);
 	trace_tr_str(2, exact, longer);
 	trace_tr_str(3, utf8, (char *)"end");
 	trace_tr_num(4, 77);
-	if (!check(write_and_read(&f), "the file reads (%s)", f.why))
+	if (!child_ok(write_and_read(&f), "the file reads (%s)", f.why))
 		return;
 	th = &f.t[0];
-	if (!check(f.nt == 1 && th->nev == 5, "one thread, 5 events (%d, %zu)",
-		   f.nt, f.nt ? th->nev : 0))
+	if (!child_ok(f.nt == 1 && th->nev == 5, "one thread, 5 events (%d, %zu)",
+		      f.nt, f.nt ? th->nev : 0))
 		return;
-	check(th->ev[0].strs == 6 && th->ev[4].strs == 0,
-	      "const char * and char * are strings, int and long are not");
-	check(!strcmp(th->ev[0].str[1], "hello") && !th->ev[0].flags[1],
-	      "a string as its text: \"%s\"", th->ev[0].str[1]);
-	check(th->ev[0].flags[2] == ULSM_TRACE_STR_NULL && !th->ev[0].len[2],
-	      "NULL as NULL");
-	check(!th->ev[1].len[1] && !th->ev[1].flags[1], "an empty string");
-	check(!strcmp(th->ev[1].str[2], quote), "quotes and backslashes as they are");
-	check(th->ev[2].len[1] == 256 && !th->ev[2].flags[1] &&
-	      !memcmp(th->ev[2].str[1], exact, 256),
-	      "256 bytes kept whole, not marked");
-	check(th->ev[2].len[2] == 256 && th->ev[2].flags[2] == ULSM_TRACE_STR_CUT &&
-	      !memcmp(th->ev[2].str[2], longer, 256),
-	      "299 bytes: the first 256, marked as cut");
-	check(th->ev[3].len[1] == 255 && th->ev[3].flags[1] == ULSM_TRACE_STR_CUT &&
-	      !memcmp(th->ev[3].str[1], utf8, 255),
-	      "cut before the UTF-8 sequence byte 256 would split (%u bytes)",
-	      th->ev[3].len[1]);
-	check(th->ev[4].n == 2 && th->ev[4].w[1] == 77, "numbers as before");
+	child_ok(th->ev[0].strs == 6 && th->ev[4].strs == 0,
+		 "const char * and char * are strings, int and long are not");
+	child_ok(!strcmp(th->ev[0].str[1], "hello") && !th->ev[0].flags[1],
+		 "a string as its text: \"%s\"", th->ev[0].str[1]);
+	child_ok(th->ev[0].flags[2] == ULSM_TRACE_STR_NULL && !th->ev[0].len[2],
+		 "NULL as NULL");
+	child_ok(!th->ev[1].len[1] && !th->ev[1].flags[1], "an empty string");
+	child_ok(!strcmp(th->ev[1].str[2], quote), "quotes and backslashes as they are");
+	child_ok(th->ev[2].len[1] == 256 && !th->ev[2].flags[1] &&
+		 !memcmp(th->ev[2].str[1], exact, 256),
+		 "256 bytes kept whole, not marked");
+	child_ok(th->ev[2].len[2] == 256 && th->ev[2].flags[2] == ULSM_TRACE_STR_CUT &&
+		 !memcmp(th->ev[2].str[2], longer, 256),
+		 "299 bytes: the first 256, marked as cut");
+	child_ok(th->ev[3].len[1] == 255 && th->ev[3].flags[1] == ULSM_TRACE_STR_CUT &&
+		 !memcmp(th->ev[3].str[1], utf8, 255),
+		 "cut before the UTF-8 sequence byte 256 would split (%u bytes)",
+		 th->ev[3].len[1]);
+	child_ok(th->ev[4].n == 2 && th->ev[4].w[1] == 77, "numbers as before");
 	r_free(&f);
 }
 
@@ -504,18 +456,18 @@ static void clearing(void)
 	pthread_t t[4];
 	int stop = 0, bad = 0;
 
-	check(ulsm_trace_enable("tr_*") == 3, "the recorder on");
+	child_ok(ulsm_trace_enable("tr_*") == 3, "the recorder on");
 	for (int i = 0; i < 100; i++)
 		trace_tr_num(0, i);
-	check(ulsm_trace_clear() == 0, "ulsm_trace_clear: 0");
+	child_ok(ulsm_trace_clear() == 0, "ulsm_trace_clear: 0");
 	for (int i = 0; i < 10; i++)
 		trace_tr_num(0, 1000 + i);
-	if (check(write_and_read(&f), "the file reads (%s)", f.why))
-		check(f.nt == 1 && f.t[0].nev == 10 && !f.t[0].lost &&
-		      f.t[0].ev[0].w[1] == 1000,
-		      "after a clear: the 10 events since, none lost "
-		      "(%zu, %" PRIu64 ")", f.nt ? f.t[0].nev : 0,
-		      f.nt ? f.t[0].lost : 0);
+	if (child_ok(write_and_read(&f), "the file reads (%s)", f.why))
+		child_ok(f.nt == 1 && f.t[0].nev == 10 && !f.t[0].lost &&
+			 f.t[0].ev[0].w[1] == 1000,
+			 "after a clear: the 10 events since, none lost "
+			 "(%zu, %" PRIu64 ")", f.nt ? f.t[0].nev : 0,
+			 f.nt ? f.t[0].lost : 0);
 	r_free(&f);
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, spin_thread, &stop);
@@ -524,11 +476,11 @@ static void clearing(void)
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
-	check(!bad, "2000 clears while 4 threads record");
+	child_ok(!bad, "2000 clears while 4 threads record");
 	ulsm_trace_clear();
-	if (check(write_and_read(&f), "the file reads (%s)", f.why))
-		check(f.nt == 0, "after the last clear, no event and no thread "
-		      "in the file (%d threads)", f.nt);
+	if (child_ok(write_and_read(&f), "the file reads (%s)", f.why))
+		child_ok(f.nt == 0, "after the last clear, no event and no thread "
+			 "in the file (%d threads)", f.nt);
 	r_free(&f);
 }
 
@@ -548,7 +500,7 @@ static void names(void)
 
 	pthread_barrier_init(&hold, NULL, 2);
 	pthread_barrier_init(&done, NULL, 2);
-	check(ulsm_trace_enable("tr_*") == 3, "the recorder on");
+	child_ok(ulsm_trace_enable("tr_*") == 3, "the recorder on");
 	trace_tr_num(9, 0);
 	for (int i = 0; i < 2; i++) {
 		pthread_create(&t[i], NULL, recorder_thread, &jobs[i]);
@@ -556,26 +508,26 @@ static void names(void)
 	}
 	pthread_create(&t[2], NULL, recorder_thread, &jobs[2]);
 	pthread_barrier_wait(&hold);
-	if (check(write_and_read(&f), "the file reads (%s)", f.why)) {
-		check(f.pid == (uint32_t)getpid(), "the file's pid is the "
-		      "process's (%u, %d)", f.pid, (int)getpid());
-		check(!strcmp(f.cmd, program_invocation_short_name),
-		      "and its command (\"%s\")", f.cmd);
+	if (child_ok(write_and_read(&f), "the file reads (%s)", f.why)) {
+		child_ok(f.pid == (uint32_t)getpid(), "the file's pid is the "
+			 "process's (%u, %d)", f.pid, (int)getpid());
+		child_ok(!strcmp(f.cmd, program_invocation_short_name),
+			 "and its command (\"%s\")", f.cmd);
 		pthread_getname_np(pthread_self(), me, sizeof(me));
 		for (int i = 0; i < f.nt; i++) {
 			struct r_thread *th = &f.t[i];
 			long k = th->nev ? (long)th->ev[0].w[0] : -1;
 
 			if (k == 9)
-				check(!strcmp(th->name, me), "the main thread "
-				      "by its name (\"%s\")", th->name);
+				child_ok(!strcmp(th->name, me), "the main thread "
+					 "by its name (\"%s\")", th->name);
 			else if (k >= 0 && k < 3)
-				check(!strcmp(th->name, want[k]) &&
-				      th->pid == (uint32_t)getpid(),
-				      "thread %ld by its name now: \"%s\"", k,
-				      th->name);
+				child_ok(!strcmp(th->name, want[k]) &&
+					 th->pid == (uint32_t)getpid(),
+					 "thread %ld by its name now: \"%s\"", k,
+					 th->name);
 		}
-		check(f.nt == 4, "4 threads (%d)", f.nt);
+		child_ok(f.nt == 4, "4 threads (%d)", f.nt);
 	}
 	r_free(&f);
 	pthread_barrier_wait(&done);
@@ -617,35 +569,35 @@ static void reports(void)
 	pthread_t t[3];
 
 	ulsm_set_log(keep_log, NULL);
-	check(ulsm_trace_enable("tr_*") == 3, "the recorder on");
+	child_ok(ulsm_trace_enable("tr_*") == 3, "the recorder on");
 	for (int i = 0; i < 3; i++)
 		pthread_create(&t[i], NULL, three_events, NULL);
 	for (int i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
-	check(logged_with("ULSM_TRACE_BUF=\"5\"") == 1,
-	      "ULSM_TRACE_BUF=5 is reported once, for 3 threads (%d: %s)",
-	      logged_with("ULSM_TRACE_BUF"), nlogged ? logged[0] : "nothing");
+	child_ok(logged_with("ULSM_TRACE_BUF=\"5\"") == 1,
+		 "ULSM_TRACE_BUF=5 is reported once, for 3 threads (%d: %s)",
+		 logged_with("ULSM_TRACE_BUF"), nlogged ? logged[0] : "nothing");
 	for (int i = 0; i < 20000; i++)
 		trace_tr_num(2, i);
-	if (check(write_and_read(&f), "the file reads (%s)", f.why)) {
+	if (child_ok(write_and_read(&f), "the file reads (%s)", f.why)) {
 		size_t most = 0;
 
 		for (int i = 0; i < f.nt; i++)
 			most = f.t[i].nev > most ? f.t[i].nev : most;
-		check(most == 16384, "the default ring is used (%zu events)",
-		      most);
+		child_ok(most == 16384, "the default ring is used (%zu events)",
+			 most);
 	}
 	r_free(&f);
 	nlogged = 0;
-	check(ulsm_trace_enable("no_such_*") == 0, "a glob that matches "
-	      "nothing: 0");
-	check(logged_with("\"no_such_*\" matches no tracepoint") == 1,
-	      "and it is reported (%s)", nlogged ? logged[0] : "nothing");
+	child_ok(ulsm_trace_enable("no_such_*") == 0, "a glob that matches "
+		 "nothing: 0");
+	child_ok(logged_with("\"no_such_*\" matches no tracepoint") == 1,
+		 "and it is reported (%s)", nlogged ? logged[0] : "nothing");
 	nlogged = 0;
-	check(ulsm_trace_enable("tr_num") == 0, "a glob whose tracepoints all "
-	      "record already: 0");
-	check(!logged_with("matches no tracepoint"), "and it is not reported "
-	      "as matching none (%s)", nlogged ? logged[0] : "nothing");
+	child_ok(ulsm_trace_enable("tr_num") == 0, "a glob whose tracepoints all "
+		 "record already: 0");
+	child_ok(!logged_with("matches no tracepoint"), "and it is not reported "
+		 "as matching none (%s)", nlogged ? logged[0] : "nothing");
 	ulsm_set_log(NULL, NULL);
 }
 
@@ -673,17 +625,17 @@ static void clock_name_check(void)
 
 	got = ulsm_trace_clock_name();
 	if (want && !strcmp(want, "monotonic"))
-		check(got && !strcmp(got, "monotonic"),
-		      "ULSM_TRACE_CLOCK=monotonic: the clock is \"monotonic\" "
-		      "(%s)", got ? got : "NULL");
+		child_ok(got && !strcmp(got, "monotonic"),
+			 "ULSM_TRACE_CLOCK=monotonic: the clock is \"monotonic\" "
+			 "(%s)", got ? got : "NULL");
 	else
-		check(got && (!strcmp(got, "counter") ||
+		child_ok(got && (!strcmp(got, "counter") ||
 			      !strcmp(got, "monotonic")),
-		      "the clock is \"counter\" or \"monotonic\" (%s)",
-		      got ? got : "NULL");
-	check(got && ulsm_trace_clock_name() == got,
-	      "and stays the same (%s)", got ? got : "NULL");
-	note("the recorder's clock here: %s", got ? got : "NULL");
+			 "the clock is \"counter\" or \"monotonic\" (%s)",
+			 got ? got : "NULL");
+	child_ok(got && ulsm_trace_clock_name() == got,
+		 "and stays the same (%s)", got ? got : "NULL");
+	child_note("the recorder's clock here: %s", got ? got : "NULL");
 }
 
 /*
@@ -701,7 +653,7 @@ static void clock_check(void)
 	struct rec_file f;
 
 	ulsm_set_log(keep_log, NULL);
-	check(ulsm_trace_enable("tr_num") == 1, "the recorder on tr_num");
+	child_ok(ulsm_trace_enable("tr_num") == 1, "the recorder on tr_num");
 	for (int i = 0; i < CLOCK_EVENTS; i++) {
 		before[i] = mono_ns();
 		trace_tr_num(7, i);
@@ -709,13 +661,13 @@ static void clock_check(void)
 		if (i % 30 == 29)
 			usleep(3000);	/* 30 ms in all: a rate 0.1% off shows */
 	}
-	if (!check(write_and_read(&f), "the file reads (%s)", f.why))
+	if (!child_ok(write_and_read(&f), "the file reads (%s)", f.why))
 		return;
 	for (int i = 0; i < f.nt; i++)
 		if (f.t[i].nev && f.t[i].ev[0].w[0] == 7)
 			th = &f.t[i];
-	if (check(th && th->nev == CLOCK_EVENTS, "the %d events are in the "
-		  "file (%zu)", CLOCK_EVENTS, th ? th->nev : 0)) {
+	if (child_ok(th && th->nev == CLOCK_EVENTS, "the %d events are in the "
+		     "file (%zu)", CLOCK_EVENTS, th ? th->nev : 0)) {
 		for (size_t i = 0; i < th->nev; i++) {
 			uint64_t ns = th->ev[i].ns, k = th->ev[i].w[1];
 			uint64_t off = 0;
@@ -730,16 +682,16 @@ static void clock_check(void)
 			outside += off > CLOCK_SLACK_NS;
 			backwards += i && ns < th->ev[i - 1].ns;
 		}
-		check(!outside, "every event's time is CLOCK_MONOTONIC's around "
-		      "it, within %d us (%d outside; the worst %" PRIu64
-		      " ns off)", CLOCK_SLACK_NS / 1000, outside, worst);
-		note("events' times at most %" PRIu64 " ns outside the "
-		     "clock_gettime() reads around them", worst);
-		check(!backwards, "and in order (%d back)", backwards);
+		child_ok(!outside, "every event's time is CLOCK_MONOTONIC's around "
+			 "it, within %d us (%d outside; the worst %" PRIu64
+			 " ns off)", CLOCK_SLACK_NS / 1000, outside, worst);
+		child_note("events' times at most %" PRIu64 " ns outside the "
+			   "clock_gettime() reads around them", worst);
+		child_ok(!backwards, "and in order (%d back)", backwards);
 	}
 	r_free(&f);
-	check(!logged_with("ULSM_TRACE_CLOCK"), "nothing reported (%s)",
-	      nlogged ? logged[0] : "nothing");
+	child_ok(!logged_with("ULSM_TRACE_CLOCK"), "nothing reported (%s)",
+		 nlogged ? logged[0] : "nothing");
 	ulsm_set_log(NULL, NULL);
 	clock_name_check();
 }
@@ -748,12 +700,12 @@ static void clock_check(void)
 static void clock_bad_value(void)
 {
 	ulsm_set_log(keep_log, NULL);
-	check(ulsm_trace_enable("tr_num") == 1, "the recorder on tr_num");
+	child_ok(ulsm_trace_enable("tr_num") == 1, "the recorder on tr_num");
 	trace_tr_num(1, 1);
 	trace_tr_num(1, 2);
-	check(logged_with("ULSM_TRACE_CLOCK=\"sundial\"") == 1,
-	      "a bad ULSM_TRACE_CLOCK is reported, once (%s)",
-	      nlogged ? logged[0] : "nothing");
+	child_ok(logged_with("ULSM_TRACE_CLOCK=\"sundial\"") == 1,
+		 "a bad ULSM_TRACE_CLOCK is reported, once (%s)",
+		 nlogged ? logged[0] : "nothing");
 	ulsm_set_log(NULL, NULL);
 }
 
@@ -831,15 +783,15 @@ static void streaming(void)
 	long n, reads = 0, total_lost = 0;
 	bool running = true;
 
-	check(ulsm_trace_enable("tr_*") == 3, "the recorder on");
+	child_ok(ulsm_trace_enable("tr_*") == 3, "the recorder on");
 	for (int i = 0; i < 50; i++)
 		trace_tr_num(7, i);	/* before the stream: not sent */
-	check(ulsm_trace_stream_open(&s) == 0, "a stream opens");
-	check(ulsm_trace_stream_open(&s2) == -EBUSY && !s2,
-	      "a second one: -EBUSY");
-	check(ulsm_trace_stream_read(s, sink, &b, ULSM_TRACE_STREAM_MIN - 1,
+	child_ok(ulsm_trace_stream_open(&s) == 0, "a stream opens");
+	child_ok(ulsm_trace_stream_open(&s2) == -EBUSY && !s2,
+		 "a second one: -EBUSY");
+	child_ok(ulsm_trace_stream_read(s, sink, &b, ULSM_TRACE_STREAM_MIN - 1,
 				     false) == -EINVAL,
-	      "a read of fewer than %d bytes: -EINVAL", ULSM_TRACE_STREAM_MIN);
+		 "a read of fewer than %d bytes: -EINVAL", ULSM_TRACE_STREAM_MIN);
 	pthread_barrier_init(&go, NULL, 5);
 	for (int i = 0; i < 4; i++) {
 		jobs[i] = (struct job){ .k = i, .events = stream_events,
@@ -854,7 +806,7 @@ static void streaming(void)
 		running = __atomic_load_n(&racers_done, __ATOMIC_ACQUIRE) < 4;
 		n = ulsm_trace_stream_read(s, sink, &b, max, false);
 		if (n < 0 || (size_t)n > max) {
-			check(0, "a read returned %ld (at most %zu)", n, max);
+			child_ok(0, "a read returned %ld (at most %zu)", n, max);
 			break;
 		}
 		reads++;
@@ -868,9 +820,9 @@ static void streaming(void)
 	while ((n = ulsm_trace_stream_read(s, sink, &b, ULSM_TRACE_STREAM_MIN,
 					   true)) > 0)
 		reads++;
-	check(n == 0, "the final reads end (%ld)", n);
-	check(ulsm_trace_stream_read(s, sink, &b, 65536, true) == 0,
-	      "and a read after them gives nothing");
+	child_ok(n == 0, "the final reads end (%ld)", n);
+	child_ok(ulsm_trace_stream_read(s, sink, &b, 65536, true) == 0,
+		 "and a read after them gives nothing");
 	{
 		pid_t pid;
 		int status = -1;
@@ -884,19 +836,19 @@ static void streaming(void)
 			_exit(ulsm_trace_stream_open(&c) ? 1 : 0);
 		}
 		waitpid(pid, &status, 0);
-		check(WIFEXITED(status) && !WEXITSTATUS(status),
-		      "a child of fork() opens a stream while its parent "
-		      "has one open");
+		child_ok(WIFEXITED(status) && !WEXITSTATUS(status),
+			 "a child of fork() opens a stream while its parent "
+			 "has one open");
 	}
 	ulsm_trace_stream_close(s);
-	check(ulsm_trace_stream_open(&s2) == 0, "once closed, a stream opens "
-	      "again");
+	child_ok(ulsm_trace_stream_open(&s2) == 0, "once closed, a stream opens "
+		 "again");
 	ulsm_trace_stream_close(s2);
-	note("%ld reads, %zu pieces, %zu bytes", reads, b.pieces, b.len);
-	check(!b.bad_pieces, "every piece is whole records (%zu of %zu not)",
-	      b.bad_pieces, b.pieces);
-	if (!check(r_parse(f, b.p, b.len), "the stream reads as a recording "
-		   "(%s)", f->why))
+	child_note("%ld reads, %zu pieces, %zu bytes", reads, b.pieces, b.len);
+	child_ok(!b.bad_pieces, "every piece is whole records (%zu of %zu not)",
+		 b.bad_pieces, b.pieces);
+	if (!child_ok(r_parse(f, b.p, b.len), "the stream reads as a recording "
+		      "(%s)", f->why))
 		goto out;
 	for (int k = 0; k < 4; k++) {
 		struct r_thread *th = NULL;
@@ -906,7 +858,7 @@ static void streaming(void)
 		for (int i = 0; i < f->nt; i++)
 			if (f->t[i].nev && f->t[i].ev[0].w[0] == (uint64_t)k)
 				th = &f->t[i];
-		if (!check(th, "thread %d is in the stream", k))
+		if (!child_ok(th, "thread %d is in the stream", k))
 			continue;
 		for (size_t i = 0; i < th->nev; i++) {
 			struct r_event *e = &th->ev[i];
@@ -927,14 +879,14 @@ static void streaming(void)
 			seen++;
 		}
 		total_lost += (long)th->lost;
-		check(seen + th->lost == (uint64_t)stream_events && !dup && !torn,
-		      "thread %d: %" PRIu64 " read + %" PRIu64 " lost = %ld "
-		      "recorded; %ld twice or out of order, %ld torn", k, seen,
-		      th->lost, stream_events, dup, torn);
+		child_ok(seen + th->lost == (uint64_t)stream_events && !dup && !torn,
+			 "thread %d: %" PRIu64 " read + %" PRIu64 " lost = %ld "
+			 "recorded; %ld twice or out of order, %ld torn", k, seen,
+			 th->lost, stream_events, dup, torn);
 	}
-	check(f->nt == 4, "only the 4 threads (the 50 events before the "
-	      "stream opened are not in it: %d threads)", f->nt);
-	note("%ld events lost in all", total_lost);
+	child_ok(f->nt == 4, "only the 4 threads (the 50 events before the "
+		 "stream opened are not in it: %d threads)", f->nt);
+	child_note("%ld events lost in all", total_lost);
 	r_free(f);
 out:
 	free(f);
@@ -956,17 +908,17 @@ int main(int argc, char **argv)
 	else if (TR_SLOW)
 		stream_events /= 4;
 	snprintf(path, sizeof(path), "/tmp/t_trace_rec.%d.bin", (int)getpid());
-	in_child("lost per thread", lost_per_thread, "ULSM_TRACE_BUF=64");
-	in_child("strings", strings, NULL);
-	in_child("clear", clearing, "ULSM_TRACE_BUF=64");
-	in_child("pid and names", names, NULL);
-	in_child("reports", reports, "ULSM_TRACE_BUF=5");
-	in_child("clock", clock_check, NULL);
-	in_child("clock, CLOCK_MONOTONIC", clock_check,
+	in_rec_child("lost per thread", lost_per_thread, "ULSM_TRACE_BUF=64");
+	in_rec_child("strings", strings, NULL);
+	in_rec_child("clear", clearing, "ULSM_TRACE_BUF=64");
+	in_rec_child("pid and names", names, NULL);
+	in_rec_child("reports", reports, "ULSM_TRACE_BUF=5");
+	in_rec_child("clock", clock_check, NULL);
+	in_rec_child("clock, CLOCK_MONOTONIC", clock_check,
 		 "ULSM_TRACE_CLOCK=monotonic");
-	in_child("clock, a bad value", clock_bad_value,
+	in_rec_child("clock, a bad value", clock_bad_value,
 		 "ULSM_TRACE_CLOCK=sundial");
-	in_child("stream, rings of 64", streaming, "ULSM_TRACE_BUF=64");
-	in_child("stream, rings of 16384", streaming, NULL);
+	in_rec_child("stream, rings of 64", streaming, "ULSM_TRACE_BUF=64");
+	in_rec_child("stream, rings of 16384", streaming, NULL);
 	return done_testing();
 }

@@ -28,6 +28,7 @@
 #include <ulsm/ulsm.h>
 
 #include "runtime.h"
+#include "child.h"
 #include "tap.h"
 #include "tp_defs.h"
 
@@ -519,29 +520,37 @@ static unsigned int child_timeout(void)
 	return emu && *emu ? 60 : 10;
 }
 
-/* Runs @fn in a child process; a hang fails the check by the timeout. */
-static void in_child(int (*fn)(void), const char *what)
-{
-	int status = 0;
-	pid_t pid;
+struct tp_case {
+	int (*fn)(void);
+};
 
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		alarm(child_timeout());
-		child_bad = 0;
-		_exit(fn());
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-		ok(0, "%s (fork or waitpid failed)", what);
-	} else if (WIFSIGNALED(status)) {
+static void tp_child(void *arg)
+{
+	const struct tp_case *c = arg;
+
+	alarm(child_timeout());
+	child_bad = 0;
+	_exit(c->fn());
+}
+
+/*
+ * Runs @fn in a child process (tests/lib/child.h); a hang fails the check
+ * by the timeout.
+ */
+static void in_tp_child(int (*fn)(void), const char *what)
+{
+	struct tp_case c = { fn };
+
+	if (in_child(what, tp_child, &c, NULL, 0) < 0)
+		ok(0, "%s (fork failed)", what);
+	else if (WIFSIGNALED(child_status))
 		ok(0, "%s (the child was killed by signal %d%s)", what,
-		   WTERMSIG(status),
-		   WTERMSIG(status) == SIGALRM ? ": it hung" : "");
-	} else {
-		ok(WEXITSTATUS(status) == 0, "%s%s", what,
-		   WEXITSTATUS(status) ? " (the child's checks failed)" : "");
-	}
+		   WTERMSIG(child_status),
+		   WTERMSIG(child_status) == SIGALRM ? ": it hung" : "");
+	else
+		ok(WEXITSTATUS(child_status) == 0, "%s%s", what,
+		   WEXITSTATUS(child_status) ? " (the child's checks failed)" :
+		   "");
 }
 
 /*
@@ -1146,19 +1155,19 @@ static void glob_errors(void)
 
 static void in_child_processes(void)
 {
-	in_child(probe_changes_child, "a probe that attaches or detaches "
-		 "while another thread detaches: -EDEADLK, no deadlock");
-	in_child(section_calls_child, "inside a read-side section while "
-		 "another thread detaches: find, write, dlopen, dlclose, dump "
-		 "return");
-	in_child(fork_while_held_child, "fork while another thread holds "
-		 "the tracepoint lock: the child attaches, detaches, writes");
-	in_child(fork_while_changing_child, "fork while another thread "
-		 "attaches and detaches: the same");
-	in_child(recorder_fork_child, "the recorder in a child of fork: its "
-		 "events under its own thread id");
-	in_child(same_glob_child, "the same glob twice: -EEXIST, and one "
-		 "detach leaves nothing, also for an object loaded later");
+	in_tp_child(probe_changes_child, "a probe that attaches or detaches "
+		    "while another thread detaches: -EDEADLK, no deadlock");
+	in_tp_child(section_calls_child, "inside a read-side section while "
+		    "another thread detaches: find, write, dlopen, dlclose, dump "
+		    "return");
+	in_tp_child(fork_while_held_child, "fork while another thread holds "
+		    "the tracepoint lock: the child attaches, detaches, writes");
+	in_tp_child(fork_while_changing_child, "fork while another thread "
+		    "attaches and detaches: the same");
+	in_tp_child(recorder_fork_child, "the recorder in a child of fork: its "
+		    "events under its own thread id");
+	in_tp_child(same_glob_child, "the same glob twice: -EEXIST, and one "
+		    "detach leaves nothing, also for an object loaded later");
 }
 
 int main(int argc, char **argv)
