@@ -173,17 +173,22 @@ static void *seq_alternate(void *arg)
 }
 
 /*
- * seq_alternation - @nthreads seq_alternate() workers while @flip makes
- * @updates updates; the checks, with @targets naming the two functions.
+ * seq_alternation - @nthreads threads run @call, which answers @first
+ * and then @second and @first in turn, while @flip makes @updates updates;
+ * the checks, with @targets naming the two functions.
  */
 __attribute__((unused))
-static void seq_alternation(long updates, long nthreads, int (*flip)(long i),
+static void seq_alternation(long updates, long nthreads, int (*call)(void),
+			    int first, int second, int (*flip)(long i),
 			    const char *what, const char *targets)
 {
 	struct ulsm_stats st0, st1;
 	struct seq_worker *w, sum;
 	long failed;
 
+	seq_call = call;
+	seq_first = first;
+	seq_second = second;
 	ulsm_get_stats(&st0);
 	w = seq_start(nthreads, seq_alternate);
 	failed = seq_run_updates(updates, seq_shared_of, flip, what);

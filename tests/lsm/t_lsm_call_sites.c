@@ -162,10 +162,8 @@ int main(int argc, char **argv)
 #endif
 	is_int(retarget((void *)ret_a), 0, "back to ret_a");
 
-	seq_call = file_open;
-	seq_first = 1001;
-	seq_second = 1002;
-	seq_alternation(updates, nthreads, flip, "retarget", "ret_a or ret_b");
+	seq_alternation(updates, nthreads, file_open, 1001, 1002, flip,
+			"retarget", "ret_a or ret_b");
 	return done_testing();
 }
 #endif

@@ -57,6 +57,7 @@
 
 #include <ulsm/ulsm.h>
 
+#include "plugin.h"
 #include "runtime.h"
 #include "tap.h"
 
@@ -348,27 +349,15 @@ static void answer_str(enum shape s, int x, const struct answer *a, char *buf,
 
 /* --- plug-ins ------------------------------------------------------------ */
 
-static char dir[PATH_MAX - 64];
-
+/* This test's plug-ins (tests/lib/plugin.h). */
 static void *load(const char *name)
 {
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/ch_%s.so", dir, name);
-	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	return plugin_load("ch_", name);
 }
 
-/* Whether dlclose() unloads: musl's never does (see t_lsm_plugins). */
 static bool unloads(const char *name)
 {
-	char path[PATH_MAX];
-	void *h;
-
-	snprintf(path, sizeof(path), "%s/ch_%s.so", dir, name);
-	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-	if (h)
-		dlclose(h);
-	return !h;
+	return plugin_unloads("ch_", name);
 }
 
 /* --- one thread ------------------------------------------------------------ */
@@ -659,14 +648,12 @@ int main(int argc, char **argv)
 #endif
 	/* Under an emulator, an eighth of that (arg_count). */
 	long cycles = arg_count(argc, argv, "--cycles", def);
-	const char *d = getenv("ULSM_TEST_PLUGIN_DIR");
 	const char *wm = getenv("ULSM_WRITE");
 	unsigned long failed_loads = 0, total;
 	pthread_t t[4];
 	double t0, secs;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	snprintf(dir, sizeof(dir), "%s", d ? d : ".");
 	if (!one_thread())
 		return done_testing();
 

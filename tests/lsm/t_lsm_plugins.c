@@ -34,6 +34,7 @@
 
 #include <ulsm/ulsm.h>
 
+#include "plugin.h"
 #include "runtime.h"
 #include "tap.h"
 #include "plugins/hold.h"	/* check(), pg_hold(), who_is_waited_for() */
@@ -74,32 +75,15 @@ static const char *log_trace(int request)
 	return notes;
 }
 
-static char dir[PATH_MAX - 64];
-
-
+/* This test's plug-ins (tests/lib/plugin.h). */
 static void *load(const char *name)
 {
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/pg_%s.so", dir, name);
-	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	return plugin_load("pg_", name);
 }
 
-/*
- * Whether dlclose() unloads (and runs destructors): glibc does; musl's
- * dlclose() never unloads, so there a module stays, as in a set that does
- * not allow unloading, and the departures cannot be seen.
- */
 static bool unloads(const char *name)
 {
-	char path[PATH_MAX];
-	void *h;
-
-	snprintf(path, sizeof(path), "%s/pg_%s.so", dir, name);
-	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-	if (h)
-		dlclose(h);
-	return !h;
+	return plugin_unloads("pg_", name);
 }
 
 static bool owns_a_slot(const char *name)
@@ -290,11 +274,9 @@ int main(int argc, char **argv)
 {
 	long cycles = arg_count(argc, argv, "--cycles",
 				under_emulator() ? 30 : 200);
-	const char *d = getenv("ULSM_TEST_PLUGIN_DIR");
 	unsigned long toggles = 0, failed_loads = 0;
 	pthread_t t[4], tt;
 
-	snprintf(dir, sizeof(dir), "%s", d ? d : ".");
 	hold_init();
 	one_thread();
 

@@ -195,9 +195,7 @@ int main(int argc, char **argv)
 	}
 	is_int(update((void *)func_a), 0, "back to func_a");
 
-	seq_call = call_ten;
-	seq_first = 11;
-	seq_second = 12;
-	seq_alternation(updates, nthreads, flip, "update", "func_a or func_b");
+	seq_alternation(updates, nthreads, call_ten, 11, 12, flip, "update",
+			"func_a or func_b");
 	return done_testing();
 }
