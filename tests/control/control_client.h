@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/control_client.h - a client of the control endpoint for the
+ * tests/control/control_client.h - a client of the control endpoint for the
  * tests (t_control, t_control_fuzz): each test case runs in a child with
  * a socket directory of its own ($XDG_RUNTIME_DIR, a fresh temporary
  * directory), talks the protocol of docs/control.md through a blocking

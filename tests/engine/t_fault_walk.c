@@ -350,7 +350,7 @@ struct mode {
 };
 
 /*
- * Where the signal sync cannot work (tests/runtime.h): membarrier only.
+ * Where the signal sync cannot work (tests/lib/runtime.h): membarrier only.
  * Auto chooses the method by the batch's size (docs/patching-protocol.md,
  * "Choosing the method by batch size") and falls back to the other.
  */

@@ -442,7 +442,7 @@ static void case_timeout(void)
 /* --- plugin ------------------------------------------------------------ */
 
 /*
- * Standard error in a memory file for a while (tests/captured.h). The
+ * Standard error in a memory file for a while (tests/lib/captured.h). The
  * library's one line about the pending plug-in is expected: the case
  * checks it and shows it as a TAP comment, instead of letting it
  * interrupt prove's output. Both descriptors are taken before the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/captured.h - standard error in a memory file for a while, so that
+ * tests/lib/captured.h - standard error in a memory file for a while, so that
  * a line the library is expected to print is checked and shown as a TAP
  * comment instead of interrupting prove's output: capture_stderr(), then
  * restore_stderr() (which needs no new descriptor), then close_captured().

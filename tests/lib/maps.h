@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/maps.h - count the writable views of this process's code: its
+ * tests/lib/maps.h - count the writable views of this process's code: its
  * writable and executable mappings, and its /proc/self/mem descriptors.
  */
 #ifndef ULSM_TESTS_MAPS_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/runtime.h - what the tests need to know about where they run.
+ * tests/lib/runtime.h - what the tests need to know about where they run.
  *
  * Under ThreadSanitizer and under qemu-user a thread of the runtime blocks
  * every signal, so the signal sync (rightly) refuses every update with

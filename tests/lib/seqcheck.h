@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/seqcheck.h - the completion check shared by the stress tests.
+ * tests/lib/seqcheck.h - the completion check shared by the stress tests.
  *
  * The updater brackets each update with a sequence number: odd while the
  * update runs, even once the update call has returned. A worker reads the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/sites.h - find the sites of a key in this executable's jump table,
+ * tests/lib/sites.h - find the sites of a key in this executable's jump table,
  * and declarations of the library's test hooks (reachable because tests
  * link the static library; they are hidden in the shared one).
  */

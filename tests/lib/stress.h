@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/stress.h - flip keys while other threads execute their sites.
+ * tests/lib/stress.h - flip keys while other threads execute their sites.
  *
  * The flipper publishes a sequence number per key: odd while a flip is in
  * progress, even once the update call has returned (stored with release

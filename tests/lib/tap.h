@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/tap.h - a minimal TAP producer (the kernel's kselftest convention).
+ * tests/lib/tap.h - a minimal TAP producer (the kernel's kselftest convention).
  *
  * Every check is one "ok N - name" or "not ok N - name" line; the plan comes
  * last (done_testing) so tests need not count ahead. Exit status is nonzero

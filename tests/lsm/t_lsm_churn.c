@@ -2,10 +2,10 @@
 /*
  * Plug-ins that come and go while threads dispatch, for every shape the
  * framework dispatches (docs/hook-framework.md, "Modules that come and
- * go"). The set "ch" (tests/churn/set.h) allows unloading and has four
+ * go"). The set "ch" (tests/lsm/churn/set.h) allows unloading and has four
  * slots per hook and the order "a,p1,b,p2": a and b are the host's and on
  * throughout, p1 (between them) and p2 (after b, the last slot) are
- * plug-ins built from one source (tests/churn/module.c), loaded after
+ * plug-ins built from one source (tests/lsm/churn/module.c), loaded after
  * ulsm_lsm_init() and closed again, cycle after cycle, while 4 threads
  * dispatch each shape and check every answer:
  *
@@ -15,7 +15,7 @@
  *                 answer is collected)
  *
  * Each callback notes its module in a per-thread trace and returns a value
- * derived from its arguments and its identity (tests/churn/set.h), so the
+ * derived from its arguments and its identity (tests/lsm/churn/set.h), so the
  * checker knows what every state gives. An answer is right if some
  * slot-by-slot mix of the old and new states gives it, each slot called or
  * skipped as in one of the two: a and b called, p1 and p2 called or not,

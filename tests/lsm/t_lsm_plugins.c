@@ -3,7 +3,7 @@
  * Modules that come and go (docs/hook-framework.md, "Modules that come and
  * go"): a host's set that allows unloading (ULSM_LSM_UNLOADABLE), with the
  * order "acl,tog,rate,audit,slow". acl and tog are the host's; rate,
- * audit, slow and spam are plug-ins (tests/plugins/module.c), loaded and
+ * audit, slow and spam are plug-ins (tests/lsm/plugins/module.c), loaded and
  * unloaded while the host runs.
  *
  *   - one thread: a listed module comes up in its place whatever the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The unit that defines the hook set whose declarations tests/cxx_headers.cc
+ * The unit that defines the hook set whose declarations tests/meta/cxx_headers.cc
  * compiles as C++: a set's defining unit is C, and every program that
  * expands a set must define it once (the linker says so otherwise).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/fuzz_trace.c - ulsm-trace's reader and printers under libFuzzer
+ * tests/tools/fuzz_trace.c - ulsm-trace's reader and printers under libFuzzer
  * (clang -fsanitize=fuzzer): `make fuzz-trace` builds it with ASan and
  * UBSan and runs it FUZZ_TIME seconds from seeds that t_trace_fuzz
  * writes. Not part of make check, which runs the tool itself on files it
@@ -10,7 +10,7 @@
  * (a pipe): the two must agree on accepting it, so the early checks
  * against the size never refuse what reading would accept. What is
  * accepted is printed in both modes, and must be strict JSON whose
- * slices pair, and clean text (tests/trace_check.h). A crash, a leak, a sanitizer's report or
+ * slices pair, and clean text (tests/tools/trace_check.h). A crash, a leak, a sanitizer's report or
  * an allocation over libFuzzer's limit is a finding.
  */
 #define ULSM_TRACE_NO_MAIN 1

@@ -24,7 +24,7 @@
  * (make stress: --scale 50); under a sanitizer or an emulator (ULSM_EMU),
  * where a run of the tool costs 5 or 40 times more, the cases are thinned
  * out (every 3rd or 16th, from a phase the seed chooses). --corpus DIR
- * also writes the valid files into DIR, as seeds for tests/fuzz_trace.c
+ * also writes the valid files into DIR, as seeds for tests/tools/fuzz_trace.c
  * (make fuzz-trace).
  */
 #include <errno.h>

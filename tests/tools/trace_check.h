@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/trace_check.h - what ulsm-trace's output must be, whatever file it
+ * tests/tools/trace_check.h - what ulsm-trace's output must be, whatever file it
  * read: JSON that a strict parser accepts (RFC 8259, in UTF-8), whose
  * slices a viewer can pair (tc_json_slices_check), and text that a
  * terminal shows as it is (no control bytes but the newline, valid

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host's own module of set "pg" (tests/plugins/set.h): acl denies
- * request 13 with -EPERM and, as the plug-ins do (tests/plugins/module.c),
+ * The host's own module of set "pg" (tests/lsm/plugins/set.h): acl denies
+ * request 13 with -EPERM and, as the plug-ins do (tests/lsm/plugins/module.c),
  * calls pg_hold() at the top of its callbacks. The set's defining unit
  * includes it once, after plugins/set.h, and defines pg_hold() (in
  * plugins/hold.h, or as nothing).

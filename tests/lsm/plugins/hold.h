@@ -3,7 +3,7 @@
  * Holding a thread inside a module's callback of set "pg", for the tests
  * of who a grace period waits for (t_lsm_plugins, t_guard). The host
  * includes it once, after plugins/set.h and tap.h, and calls hold_init()
- * first: every module (tests/plugins/module.c, and the host's own) calls
+ * first: every module (tests/lsm/plugins/module.c, and the host's own) calls
  * pg_hold() at the top of its callbacks.
  */
 #ifndef PG_HOLD_H

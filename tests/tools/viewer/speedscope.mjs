@@ -3,7 +3,7 @@
 // ulsm-trace's JSON as a user sees it: loaded into speedscope (its npm
 // release, opened from the file system as its own command line does) in
 // Debian's chromium, headless, driven by puppeteer-core. Run by
-// tests/viewer/speedscope.sh, which installs them; not by make check.
+// tests/tools/viewer/speedscope.sh, which installs them; not by make check.
 //
 //	node speedscope.mjs SPEEDSCOPE_DIR JSON PNG PROCESS THREAD...
 //
