@@ -162,7 +162,7 @@ static int measure_enable(struct upd_cost *uc, int u, unsigned int reps)
 		 * hid a library bug: a trap at a site whose breakpoint no
 		 * published batch covered was passed on and killed the
 		 * process; the handler now re-executes such a site
-		 * (src/engine/patch.c, tests/t_trap.c). --update-stress runs
+		 * (src/engine/patch.c, tests/engine/t_trap.c). --update-stress runs
 		 * without the wait.
 		 */
 		if (!ret && settle)

@@ -7,7 +7,7 @@
  * APR's own debug output, optional hooks and functions, and what four
  * threads counted while dispatching at once. Built twice from the same
  * sources, against libaprutil and against ulsm's drop-in <apr_hooks.h>;
- * tests/t_apr_diff.sh.in requires the two transcripts to be the same.
+ * tests/apr/t_apr_diff.sh.in requires the two transcripts to be the same.
  *
  * Besides the plain uses: hooks run from inside callbacks, a callback
  * that registers on another hook, the pool of the hooks cleared after

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The differential test of the APR hooks drop-in (tests/t_apr_diff.sh.in):
+ * The differential test of the APR hooks drop-in (tests/apr/t_apr_diff.sh.in):
  * what apr_diff.c, apr_diff_probe.c and apr_diff_plain.c share. Only
  * APR's public headers: the same sources are built against libaprutil and
  * against the drop-in (apr_diff_plain.c against libaprutil in both), and

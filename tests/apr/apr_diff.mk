@@ -2,7 +2,7 @@
 #
 # The APR hooks drop-in against libaprutil: one program, tests/apr/*.c,
 # written against APR's public headers only, built twice, and
-# tests/t_apr_diff.sh.in, which requires the two to print the same
+# tests/apr/t_apr_diff.sh.in, which requires the two to print the same
 # transcripts. apr_diff_plain.c is compiled without the drop-in in both
 # (a unit of the program that calls libaprutil's sort and deregister
 # itself). Included by the Makefile, after it has defined
@@ -15,8 +15,8 @@
 #
 # and HAVE_APR (y: $(CC) can build programs with libaprutil), APR_CFLAGS
 # and APR_LIBS. It defines
-# APR_DIFF_BINS, the two programs, or none without libaprutil for $(CC),
-# and the rule of $(BUILD)/tests/t_apr_diff.t, which then skips.
+# APR_DIFF_BINS, the two programs, or none without libaprutil for $(CC)
+# (t_apr_diff then skips).
 
 APR_DIFF_SRCS	:= tests/apr/apr_diff.c tests/apr/apr_diff_probe.c
 APR_DIFF_PLAIN	:= tests/apr/apr_diff_plain.c
@@ -39,8 +39,3 @@ $(APR_DIFF_ULSM): $(APR_DIFF_SRCS) $(APR_DIFF_HDRS) $(APR_DIFF_PLAIN_O) $(ULSM_A
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ULSM_APR_CFLAGS) $(APR_CFLAGS) $(CFLAGS_ALL) -fPIE -pie -o $@ \
 		$(APR_DIFF_SRCS) $(APR_DIFF_PLAIN_O) $(ULSM_APR_LIBS) $(APR_LIBS) $(LDLIBS_ALL)
-
-$(BUILD)/tests/t_apr_diff.t: tests/t_apr_diff.sh.in $(APR_DIFF_BINS)
-	@mkdir -p $(dir $@)
-	sed -e 's|@BUILDDIR@|$(abspath $(BUILD))|' $< > $@
-	chmod +x $@

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A program as the README's APR section has one built against an
- * installed ulsm (tests/t_apr_install.sh.in): APR's hook macros, nothing
+ * installed ulsm (tests/apr/t_apr_install.sh.in): APR's hook macros, nothing
  * of ulsm's in the source but the one query that says the drop-in is in
  * use. Prints "handled 42 through 2 slots" and exits 0, or says what
  * differs and exits 1.

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Module order, one rule at a time. A set is initialised once per process,
+ * so each case runs ulsm_lsm_init() in a child and reports the active list
+ * (and, for some, slot owners) through a pipe.
+ *
+ * The test modules (tests/lsm/test_lsm.h): capa is LSM_ORDER_FIRST, omega
+ * LSM_ORDER_LAST, gamma and delta exclusive, offmod disabled by default;
+ * MAX_LSM_COUNT is 3, so a fourth module does not fit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "tap.h"
+#include "test_lsm.h"
+
+struct result {
+	int ret;
+	char list[256];
+	char owners[256];	/* file_open slots 0..2 */
+};
+
+struct order_case {
+	const char *order, *env;
+	int fail_module;
+};
+
+static void order_child(void *arg)
+{
+	const struct order_case *c = arg;
+	struct result r;
+
+	memset(&r, 0, sizeof(r));
+	if (c->env)
+		setenv("ULSM_LSM", c->env, 1);
+	else
+		unsetenv("ULSM_LSM");
+	if (c->fail_module >= 0)
+		tl_init_ret[c->fail_module] = -5;
+	tl_defaults();
+	r.ret = ulsm_lsm_init(&tl_hook_set, c->order);
+	snprintf(r.list, sizeof(r.list), "%s", ulsm_lsm_list(&tl_hook_set));
+	for (unsigned int s = 0; s < 3; s++) {
+		const struct lsm_id *id =
+			ulsm_lsm_slot_owner(&tl_hook_set, "file_open", s);
+		size_t n = strlen(r.owners);
+
+		snprintf(r.owners + n, sizeof(r.owners) - n, "%s%s",
+			 s ? "," : "", id ? id->name : "-");
+	}
+	child_send(&r, sizeof(r));
+}
+
+/* ulsm_lsm_init() in a child: a set is initialised once per process. */
+static struct result run(const char *order, const char *env, int fail_module)
+{
+	struct order_case c = { order, env, fail_module };
+	struct result r;
+
+	if (in_child(order ? order : env ? env : "(built-in)", order_child, &c,
+		     &r, sizeof(r)) != sizeof(r)) {
+		memset(&r, 0, sizeof(r));
+		r.ret = -9999;
+	}
+	return r;
+}
+
+static void order_is(const char *order, const char *env, int fail, const char *want,
+		     const char *why)
+{
+	struct result r = run(order, env, fail);
+
+	ok(r.ret == 0 && !strcmp(r.list, want), "%s: \"%s\" -> \"%s\" (got \"%s\", %d)",
+	   why, order ? order : env ? env : "(built-in)", want, r.list, r.ret);
+}
+
+int main(void)
+{
+	struct result r;
+
+	order_is("beta", NULL, -1, "capa,beta,omega",
+		 "first, the order string, then last");
+	order_is("beta,alpha", NULL, -1, "capa,beta,alpha",
+		 "order string order; the fourth module (omega) does not fit");
+	r = run("beta,alpha", NULL, -1);
+	is_int(strcmp(r.owners, "capa,beta,alpha"), 0,
+	       "slot order is module order (file_open slots: %s)", r.owners);
+	order_is("beta,beta", NULL, -1, "capa,beta,omega", "duplicates ignored");
+	order_is("nosuch,beta", NULL, -1, "capa,beta,omega", "unknown names ignored");
+	order_is(" beta , ", NULL, -1, "capa,beta,omega", "blanks and empty names ignored");
+	order_is("gamma,delta", NULL, -1, "capa,gamma,omega",
+		 "only the first exclusive module");
+	order_is("delta,gamma", NULL, -1, "capa,delta,omega",
+		 "... whichever comes first");
+	order_is("gamma,delta", NULL, M_GAMMA, "capa,delta,omega",
+		 "an exclusive module whose init fails keeps no other out, as "
+		 "when it arrives later");
+	order_is("beta", NULL, -1, "capa,beta,omega", "modules not listed stay off");
+	order_is("beta,!omega", NULL, -1, "capa,beta", "!name removes a last module");
+	order_is("!capa,alpha", NULL, -1, "alpha,omega", "!name removes a first module");
+	order_is("alpha,beta,!alpha", NULL, -1, "capa,beta,omega",
+		 "!name removes a listed module");
+	order_is("!alpha", NULL, -1, "capa,beta,gamma",
+		 "only removals: the built-in order (alpha,beta,gamma) minus alpha "
+		 "(omega does not fit)");
+	order_is(NULL, "!capa", -1, "alpha,beta,gamma",
+		 "only removals in ULSM_LSM too");
+	order_is("omega,capa,beta", NULL, -1, "capa,beta,omega",
+		 "first and last modules are placed by their class only");
+	order_is("offmod,beta", NULL, -1, "capa,beta,omega",
+		 "a module disabled by default stays off");
+	order_is("beta,alpha", NULL, M_BETA, "capa,alpha,omega",
+		 "a module whose init fails stays off; the others go on");
+	order_is(NULL, "gamma", -1, "capa,gamma,omega", "ULSM_LSM when no order is given");
+	order_is("beta", "gamma", -1, "capa,beta,omega", "the argument beats ULSM_LSM");
+	order_is(NULL, NULL, -1, "capa,alpha,beta",
+		 "the built-in order (alpha,beta,gamma: gamma does not fit)");
+	order_is("", NULL, -1, "capa,alpha,beta", "an empty order means the default");
+
+	/* In this process: init twice, and bad arguments. */
+	tl_defaults();
+	is_int(ulsm_lsm_init(&tl_hook_set, "beta"), 0, "init");
+	is_int(ulsm_lsm_init(&tl_hook_set, "alpha"), -EALREADY,
+	       "a second init -> -EALREADY");
+	ok(!strcmp(ulsm_lsm_list(&tl_hook_set), "capa,beta,omega"),
+	   "and the first one stands: %s", ulsm_lsm_list(&tl_hook_set));
+	is_int(ulsm_lsm_module_active(&tl_hook_set, "beta"), 1, "beta is active");
+	is_int(ulsm_lsm_module_active(&tl_hook_set, "alpha"), 0, "alpha is not");
+	is_int(ulsm_lsm_module_active(&tl_hook_set, "nosuch"), -ENOENT,
+	       "no such module -> -ENOENT");
+	is_int(ulsm_lsm_init(NULL, "beta"), -EINVAL, "NULL set -> -EINVAL");
+	{
+		static struct lsm_info late = { .name = "late" };
+
+		const char *why;
+
+		is_int(ulsm_lsm_register(&late, &tl_hook_set), 0,
+		       "a module registered after init, not listed: 0");
+		is_int(ulsm_lsm_module_active(&tl_hook_set, "late"), 0,
+		       "  it stays off");
+		why = ulsm_lsm_module_reason(&tl_hook_set, "late");
+		ok(why && strstr(why, "not listed"), "  and says why: %s",
+		   why ? why : "(none)");
+		ok(!strcmp(ulsm_lsm_list(&tl_hook_set), "capa,beta,omega"),
+		   "  the set is unchanged: %s", ulsm_lsm_list(&tl_hook_set));
+	}
+	return done_testing();
+}
