@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -95,6 +96,7 @@ struct name {
 	uint16_t len, args_len;
 	uint16_t arg_off[MAX_WORDS], arg_len[MAX_WORDS];
 	uint8_t nargs;		/* argument names found */
+	uint8_t type[MAX_WORDS];	/* enum ulsm_tp_type; 0: untyped */
 	uint8_t kind;		/* KIND_* */
 	uint16_t stem;		/* its length without the suffix */
 	uint32_t class;		/* names with the same stem share it */
@@ -254,9 +256,9 @@ static int read_header(struct input *in, struct trace *t)
 	in->off = 8;
 	if (take_u32(in, &version, "the version"))
 		return -1;
-	if (version != 1 && version != 2)
+	if (version < 1 || version > 3)
 		return bad(in, "a trace file of version %" PRIu32 "; this "
-			   "ulsm-trace reads versions 1 and 2", version);
+			   "ulsm-trace reads versions 1 to 3", version);
 	t->version = version;
 	t->pid = 1;	/* version 1 does not say */
 	if (version == 1)
@@ -312,7 +314,7 @@ static int by_id(const void *a, const void *b)
  * name, then the args.
  */
 static int add_name(struct input *in, struct trace *t, const uint32_t h[4],
-		    const char *bytes)
+		    const char *bytes, const uint8_t *types)
 {
 	struct name *nm;
 	void *p;
@@ -333,6 +335,8 @@ static int add_name(struct input *in, struct trace *t, const uint32_t h[4],
 	*nm = (struct name){
 		.id = h[0], .len = (uint16_t)h[2], .args_len = (uint16_t)h[3],
 	};
+	for (uint32_t i = 0; types && i < h[1]; i++)
+		nm->type[i] = types[i];
 	if (pool_add(in, t, bytes, (size_t)h[2] + h[3], &nm->off))
 		return -1;
 	split_args(nm, t->pool + nm->off + h[2]);
@@ -361,7 +365,7 @@ static int read_names(struct input *in, struct trace *t)
 		    (room(in, (uint64_t)h[2] + h[3], 1, "bytes of names") ||
 		     take(in, bytes, (size_t)h[2] + h[3], "a tracepoint's name")))
 			return -1;
-		if (add_name(in, t, h, bytes))
+		if (add_name(in, t, h, bytes, NULL))
 			return -1;
 	}
 	return 0;
@@ -610,6 +614,22 @@ static int read_events(struct input *in, struct trace *t, struct body *b)
 	return 0;
 }
 
+/* Whether one of @n types is none the recorder writes. */
+static bool bad_types(const uint8_t *type, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned int kind = type[i] >> 4, size = type[i] & 15;
+
+		if (kind == 8 ? size != 0 :
+		    kind == 7 ? size != 4 && size != 8 :
+		    kind < 1 || kind > 9 ||
+		    (size != 1 && size != 2 && size != 4 && size != 8 &&
+		     kind != 9) || !size)
+			return true;
+	}
+	return false;
+}
+
 static int read_record(struct input *in, struct trace *t, uint32_t type,
 		       struct body *b)
 {
@@ -622,10 +642,19 @@ static int read_record(struct input *in, struct trace *t, uint32_t type,
 			break;
 		for (int i = 0; i < 4; i++)
 			h[i] = get32(b);
+		/* Version 3: each parameter's type after the args. */
 		if (h[1] <= MAX_WORDS && h[2] <= MAX_NAME && h[3] <= MAX_NAME &&
-		    len != 16 + (size_t)h[2] + h[3])
+		    len != 16 + (size_t)h[2] + h[3] +
+			   (t->version >= 3 ? h[1] : 0))
 			break;
-		return add_name(in, t, h, (const char *)b->p);
+		if (t->version >= 3 && h[1] <= MAX_WORDS &&
+		    h[2] <= MAX_NAME && h[3] <= MAX_NAME &&
+		    bad_types(b->p + h[2] + h[3], h[1]))
+			return bad(in, "tracepoint %" PRIu32 ": a parameter "
+				   "of an unknown type, at byte %" PRIu64,
+				   h[0], b->at);
+		return add_name(in, t, h, (const char *)b->p,
+				t->version >= 3 ? b->p + h[2] + h[3] : NULL);
 	case REC_THREAD:
 		if (len < 12)
 			break;
@@ -1078,6 +1107,7 @@ struct arg {
 	uint64_t w;
 	const char *bytes;	/* a string's */
 	size_t len;
+	uint8_t type;		/* enum ulsm_tp_type; 0: untyped (a word) */
 };
 
 static void arg_of(const struct trace *t, const struct rec *r, uint32_t a,
@@ -1086,7 +1116,8 @@ static void arg_of(const struct trace *t, const struct rec *r, uint32_t a,
 	const struct name *nm = rec_name(t, r);
 	size_t off = r->text;
 
-	*out = (struct arg){ .w = r->e.w[a], .str = r->strs >> a & 1 };
+	*out = (struct arg){ .w = r->e.w[a], .str = r->strs >> a & 1,
+			     .type = nm && a < MAX_WORDS ? nm->type[a] : 0 };
 	if (nm && a < nm->nargs && nm->arg_len[a]) {
 		out->name = t->pool + nm->off + nm->len + nm->arg_off[a];
 		out->name_len = nm->arg_len[a];
@@ -1115,10 +1146,63 @@ static bool same_value(const struct arg *x, const struct arg *y)
 	       (!x->str || !memcmp(x->bytes, y->bytes, x->len));
 }
 
+/*
+ * A number as its type says: an integer of its width and sign, a bool, a
+ * float or double, a pointer (in hex; a JSON string); untyped (version
+ * 1 and 2), a signed 64-bit integer. @json: JSON's forms.
+ */
+static void number(FILE *out, const struct arg *a, bool json)
+{
+	unsigned int kind = a->type >> 4, size = a->type & 15;
+	uint64_t w = a->w;
+
+	if (size && size < 8)
+		w &= (UINT64_C(1) << (8 * size)) - 1;
+	switch (kind) {
+	case 1: case 4:		/* signed, and an enum of a signed type */
+		if (size && size < 8 && w >> (8 * size - 1))
+			w |= ~((UINT64_C(1) << (8 * size)) - 1);
+		fprintf(out, "%" PRId64, (int64_t)w);
+		return;
+	case 2: case 5:		/* unsigned */
+		fprintf(out, "%" PRIu64, w);
+		return;
+	case 3:
+		fputs(w ? "true" : "false", out);
+		return;
+	case 6:
+		fprintf(out, json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, w);
+		return;
+	case 7:
+		{
+			double d;
+
+			if (size == 4) {
+				float f;
+				uint32_t u = (uint32_t)w;
+
+				memcpy(&f, &u, 4);
+				d = f;
+			} else {
+				memcpy(&d, &w, 8);
+			}
+			/* JSON has no NaN or infinity: a string then. */
+			fprintf(out, json && !isfinite(d) ? "\"%.*g\"" : "%.*g",
+				size == 4 ? 9 : 17, d);
+		}
+		return;
+	case 9:
+		fprintf(out, json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, w);
+		return;
+	default:
+		fprintf(out, "%" PRId64, (int64_t)a->w);
+	}
+}
+
 static void json_value(FILE *out, const struct arg *a)
 {
 	if (!a->str) {
-		fprintf(out, "%" PRId64, (int64_t)a->w);
+		number(out, a, true);
 	} else if (a->w & STR_NULL) {
 		fputs("null", out);
 	} else if (a->w & STR_LOST) {
@@ -1274,7 +1358,7 @@ static void print_json(FILE *out, const struct trace *t)
 static void text_value(FILE *out, const struct arg *a)
 {
 	if (!a->str) {
-		fprintf(out, "%" PRId64, (int64_t)a->w);
+		number(out, a, false);
 	} else if (a->w & STR_NULL) {
 		fputs("NULL", out);
 	} else if (a->w & STR_LOST) {

@@ -75,6 +75,7 @@
 #include <ulsm/grace.h>
 #include <ulsm/static_call.h>
 #include <ulsm/static_key.h>
+#include <ulsm/usdt.h>
 
 ULSM__EXTERN_C_BEGIN
 
@@ -90,6 +91,25 @@ struct ulsm_tp_funcs {
 };
 
 /*
+ * A parameter's type, as the recorder writes it (docs/tracepoints.md,
+ * "The file"): its kind in the high four bits, its size in bytes in the
+ * low four (a string's is 0). Decided at compile time from the C type: an
+ * enum has the signedness of the integer type the compiler gave it, a
+ * char that of the platform's char, an array is its pointer.
+ */
+enum ulsm_tp_type {
+	ULSM_TP_SIGNED		= 0x10,	/* | 1, 2, 4, 8 */
+	ULSM_TP_UNSIGNED	= 0x20,
+	ULSM_TP_BOOL		= 0x30,
+	ULSM_TP_ENUM_SIGNED	= 0x40,
+	ULSM_TP_ENUM_UNSIGNED	= 0x50,
+	ULSM_TP_POINTER		= 0x60,
+	ULSM_TP_FLOAT		= 0x70,	/* | 4 (float), 8 (double) */
+	ULSM_TP_STRING		= 0x80,	/* char *, const char *: its text */
+	ULSM_TP_OTHER		= 0x90,	/* anything else: its first bytes */
+};
+
+/*
  * How many probes the iterator calls through static calls of their own
  * (its slots), each patched to a direct call of its probe as the site's
  * is; with more, it calls them through pointers.
@@ -98,25 +118,36 @@ struct ulsm_tp_funcs {
 
 /*
  * A tracepoint (made by DEFINE_TRACEPOINT).
+ * @size:    sizeof(struct ulsm_tracepoint) in the object that defines it:
+ *           the library reads no field beyond it (a later release may
+ *           add fields at the end)
+ * @types:   each parameter's enum ulsm_tp_type
  * @key:     on while a probe is attached
  * @call:    the static call the site makes: NULL, the single probe, or
  *           @iter
  * @data:    the single probe's data, which the site passes
  * @funcs:   every probe, in the order of attachment (read by @iter)
  * @record:  the recorder's probe for this prototype
+ * @usdt:    the probe with the USDT probe in it (<ulsm/usdt.h>), which
+ *           also counts its hits in the unsigned long its data points at
+ * @usdt_sema: that USDT probe's semaphore
  * @slot_call, @slot_tramp: @iter's static calls, one per probe
  * @slotted: the array whose probes the slots call (NULL: none; @iter
  *           then calls through pointers)
  */
 struct ulsm_tracepoint {
+	unsigned int size;
 	const char *name;
 	const char *args;		/* the parameters' names, "fd, len" */
 	int nargs;
+	const unsigned char *types;
 	struct static_key_false *key;
 	struct static_call_key *call;
 	void *tramp;
 	void *iter;
 	void *record;
+	void *usdt;
+	volatile unsigned short *usdt_sema;
 	void *data;
 	struct ulsm_tp_funcs *funcs;
 	struct static_call_key *slot_call[ULSM_TP_SLOTS];
@@ -276,12 +307,57 @@ ULSM__EXTERN_C_END
 #define ULSM__TP_STRS_(n, ...)		ULSM__TP_S##n(__VA_ARGS__)
 #define ULSM__TP_STRS(n, ...)		ULSM__TP_STRS_(n, __VA_ARGS__)
 
+/*
+ * The parameters as the members of a structure ("int fd, long len" as
+ * "int fd; long len;"), so that their types are known at file scope: in
+ * the type of a member, in sizeof and the classification below, which
+ * evaluate nothing.
+ */
+#define ULSM__TP_M1(a)			a;
+#define ULSM__TP_M2(a, ...)		a; ULSM__TP_M1(__VA_ARGS__)
+#define ULSM__TP_M3(a, ...)		a; ULSM__TP_M2(__VA_ARGS__)
+#define ULSM__TP_M4(a, ...)		a; ULSM__TP_M3(__VA_ARGS__)
+#define ULSM__TP_M5(a, ...)		a; ULSM__TP_M4(__VA_ARGS__)
+#define ULSM__TP_M6(a, ...)		a; ULSM__TP_M5(__VA_ARGS__)
+#define ULSM__TP_MEMBERS_(n, ...)	ULSM__TP_M##n(__VA_ARGS__)
+#define ULSM__TP_MEMBERS(n, ...)	ULSM__TP_MEMBERS_(n, __VA_ARGS__)
+
+/* A parameter's enum ulsm_tp_type (<ulsm/usdt.h> classifies). */
+#define ULSM__TP_SIZE(x)	((unsigned int)sizeof(ULSM__USDT_V(x)))
+#define ULSM__TP_TYPE(x)						\
+	(_Generic(ULSM__USDT_V(x), char *: 1, const char *: 1,		\
+		  default: 0) ? ULSM_TP_STRING :			\
+	 _Generic(ULSM__USDT_V(x), _Bool: 1, default: 0) ||		\
+	 ULSM__USDT_CLASS(x) == 4 ? ULSM_TP_BOOL | ULSM__TP_SIZE(x) :	\
+	 ULSM__USDT_CLASS(x) == 3 ?					\
+		(ULSM__USDT_SIGNED(x) ? ULSM_TP_ENUM_SIGNED :		\
+		 ULSM_TP_ENUM_UNSIGNED) | ULSM__TP_SIZE(x) :		\
+	 ULSM__USDT_IS_INT(x) ?						\
+		(ULSM__USDT_SIGNED(x) ? ULSM_TP_SIGNED :		\
+		 ULSM_TP_UNSIGNED) | ULSM__TP_SIZE(x) :			\
+	 ULSM__USDT_CLASS(x) == 5 ? ULSM_TP_POINTER | ULSM__TP_SIZE(x) : \
+	 ULSM__USDT_IS_REAL(x) &&					\
+	 (ULSM__TP_SIZE(x) == 4 || ULSM__TP_SIZE(x) == 8) ?		\
+		ULSM_TP_FLOAT | ULSM__TP_SIZE(x) :			\
+	 ULSM_TP_OTHER | (ULSM__TP_SIZE(x) < 8 ? ULSM__TP_SIZE(x) : 8))
+#define ULSM__TP_T(S, a)		ULSM__TP_TYPE(((struct S *)0)->a)
+#define ULSM__TP_T1(S, a)		ULSM__TP_T(S, a)
+#define ULSM__TP_T2(S, a, ...)		ULSM__TP_T(S, a), ULSM__TP_T1(S, __VA_ARGS__)
+#define ULSM__TP_T3(S, a, ...)		ULSM__TP_T(S, a), ULSM__TP_T2(S, __VA_ARGS__)
+#define ULSM__TP_T4(S, a, ...)		ULSM__TP_T(S, a), ULSM__TP_T3(S, __VA_ARGS__)
+#define ULSM__TP_T5(S, a, ...)		ULSM__TP_T(S, a), ULSM__TP_T4(S, __VA_ARGS__)
+#define ULSM__TP_T6(S, a, ...)		ULSM__TP_T(S, a), ULSM__TP_T5(S, __VA_ARGS__)
+#define ULSM__TP_TYPES_(n, S, ...)	ULSM__TP_T##n(S, __VA_ARGS__)
+#define ULSM__TP_TYPES(n, S, ...)	ULSM__TP_TYPES_(n, S, __VA_ARGS__)
+
 #define ULSM__TP_STR(...)	#__VA_ARGS__
+#define ULSM__TP_UNPAREN(...)	__VA_ARGS__
 #define ULSM__TP(name)		__tracepoint_##name
 #define ULSM__TP_KEY(name)	__tracepoint_key_##name
 #define ULSM__TP_CALL(name)	__tracepoint_call_##name
 #define ULSM__TP_FN(name)	__tracepoint_fn_##name
 #define ULSM__TP_SLOT(name, i)	__tracepoint_slot_##name##_##i
+#define ULSM__TP_ARGS_T(name)	__tracepoint_args_##name
 
 /*
  * The call: on a patching back end the site's own call is patched (a NULL
@@ -354,6 +430,42 @@ ULSM__EXTERN_C_END
 			   ulsm__f->probes[i].data, __VA_ARGS__)
 
 /*
+ * The USDT probe (<ulsm/usdt.h>): provider "ulsm", the tracepoint's name,
+ * its arguments typed, in a probe of the tracepoint's own that the
+ * library attaches while a tracer listens (its semaphore is not 0) or
+ * hits are counted (@ulsm__data: the counter); a disabled tracepoint
+ * stays a NOP. Where ELF notes cannot be made, the probe only counts.
+ */
+#if ULSM__USDT
+# define ULSM__TP_USDT(NAME, PROTO, ARGS)				\
+	ULSM__USDT_DEFINE_SEMA(NAME);					\
+	static void __traceusdt_##NAME(void *ulsm__data,		\
+				       ULSM__TP_UNPAREN PROTO)		\
+	{								\
+		if (ulsm__data)						\
+			__atomic_add_fetch((unsigned long *)ulsm__data, 1, \
+					   __ATOMIC_RELAXED);		\
+		ULSM__USDT_PROBE(ulsm, NAME,				\
+				 ULSM__TP_NARGS(ULSM__TP_UNPAREN ARGS),	\
+				 ULSM__TP_UNPAREN ARGS);		\
+	}
+# define ULSM__TP_USDT_FIELDS(NAME)					\
+		.usdt = (void *)(uintptr_t)__traceusdt_##NAME,		\
+		.usdt_sema = &ULSM__USDT_SEMA(NAME),
+#else
+# define ULSM__TP_USDT(NAME, PROTO, ARGS)				\
+	static void __traceusdt_##NAME(void *ulsm__data,		\
+				       ULSM__TP_UNPAREN PROTO)		\
+	{								\
+		if (ulsm__data)						\
+			__atomic_add_fetch((unsigned long *)ulsm__data, 1, \
+					   __ATOMIC_RELAXED);		\
+	}
+# define ULSM__TP_USDT_FIELDS(NAME)					\
+		.usdt = (void *)(uintptr_t)__traceusdt_##NAME,
+#endif
+
+/*
  * The tracepoint itself: its key, its static call, the iterator over
  * several probes (its slots, while they are patched for the array it
  * reads; else through pointers), the recorder's probe, and the
@@ -402,6 +514,7 @@ ULSM__EXTERN_C_END
 		ULSM__TP_SLOT_CALL(NAME, 2, ARGS);			\
 		ULSM__TP_SLOT_TAIL(NAME, 3, ARGS);			\
 	}								\
+	ULSM__TP_USDT(NAME, (PROTO), (ARGS))				\
 	static void __tracerec_##NAME(void *ulsm__data, PROTO)		\
 	{								\
 		const uint64_t ulsm__w[] = {				\
@@ -418,10 +531,19 @@ ULSM__EXTERN_C_END
 			ulsm__trace_record(&ULSM__TP(NAME),		\
 				(int)(sizeof(ulsm__w) / 8), ulsm__w);	\
 	}								\
+	struct ULSM__TP_ARGS_T(NAME) {					\
+		ULSM__TP_MEMBERS(ULSM__TP_NARGS(PROTO), PROTO)		\
+	};								\
+	static const unsigned char __tracetypes_##NAME[] = {		\
+		ULSM__TP_TYPES(ULSM__TP_NARGS(ARGS),			\
+			       ULSM__TP_ARGS_T(NAME), ARGS)		\
+	};								\
 	struct ulsm_tracepoint ULSM__TP(NAME) = {			\
+		.size = sizeof(struct ulsm_tracepoint),			\
 		.name = #NAME,						\
 		.args = ULSM__TP_STR(ARGS),				\
 		.nargs = ULSM__TP_NARGS(ARGS),				\
+		.types = __tracetypes_##NAME,				\
 		.key = &ULSM__TP_KEY(NAME),				\
 		.call = &STATIC_CALL_KEY(ULSM__TP_CALL(NAME)),		\
 		.tramp = STATIC_CALL_TRAMP_ADDR(ULSM__TP_CALL(NAME)),	\
@@ -439,6 +561,7 @@ ULSM__EXTERN_C_END
 			STATIC_CALL_TRAMP_ADDR(ULSM__TP_SLOT(NAME, 3)),	\
 		},							\
 		.record = (void *)(uintptr_t)__tracerec_##NAME,		\
+		ULSM__TP_USDT_FIELDS(NAME)				\
 	};								\
 	__attribute__((constructor)) static void __tpadd_##NAME(void)	\
 	{								\

@@ -55,7 +55,7 @@
 #include "trace/trace.h"
 
 #define SLOT_WORDS	8	/* ns, id and info, six words */
-#define MAX_ARGS	6
+#define MAX_ARGS	ULSM_TRACE_MAX_ARGS
 #define NAME_LEN	16	/* a thread's name, as the kernel keeps it */
 #define TEXT_PER_EVENT	4	/* words of text per event (32 bytes) */
 #define TEXT_MIN	256	/* words: six strings of the longest fit */
@@ -498,13 +498,14 @@ struct env_globs {
 };
 
 static void match_name(void *arg, uint32_t id, const char *name,
-		       const char *args, int nargs)
+		       const char *args, int nargs, const unsigned char *types)
 {
 	struct env_globs *g = arg;
 
 	(void)id;
 	(void)args;
 	(void)nargs;
+	(void)types;
 	for (int i = 0; i < g->n; i++)
 		g->matched[i] |= !fnmatch(g->glob[i], name, 0);
 }
@@ -577,6 +578,7 @@ struct view {
 struct pname {
 	struct pname *next;
 	uint32_t id, nargs, nl, al;
+	unsigned char types[ULSM_TRACE_MAX_ARGS];
 	char bytes[];
 };
 
@@ -674,7 +676,7 @@ static int discover(struct ulsm_trace_stream *s)
 }
 
 static void take_name(void *arg, uint32_t id, const char *name,
-		      const char *args, int nargs)
+		      const char *args, int nargs, const unsigned char *types)
 {
 	struct ulsm_trace_stream *s = arg;
 	size_t nl = strnlen(name, 4096), al = strnlen(args, 4096);
@@ -687,6 +689,8 @@ static void take_name(void *arg, uint32_t id, const char *name,
 		return;		/* its events will be sent without a name */
 	*p = (struct pname){ .id = id, .nargs = (uint32_t)nargs,
 			     .nl = (uint32_t)nl, .al = (uint32_t)al };
+	memcpy(p->types, types, nargs < ULSM_TRACE_MAX_ARGS ?
+	       (size_t)nargs : ULSM_TRACE_MAX_ARGS);
 	memcpy(p->bytes, name, nl);
 	memcpy(p->bytes + nl, args, al);
 	*s->names_tail = p;
@@ -783,16 +787,19 @@ static bool put_names(struct ulsm_trace_stream *s)
 {
 	while (s->names) {
 		struct pname *n = s->names;
+		size_t nt = n->nargs < ULSM_TRACE_MAX_ARGS ? n->nargs :
+			    ULSM_TRACE_MAX_ARGS;
 		unsigned char *p = record(s, ULSM_TREC_NAME,
-					  16 + (size_t)n->nl + n->al);
+					  16 + (size_t)n->nl + n->al + nt);
 
 		if (!p)
 			return false;
 		p = put32(p, n->id);
-		p = put32(p, n->nargs);
+		p = put32(p, (uint32_t)nt);
 		p = put32(p, n->nl);
 		p = put32(p, n->al);
-		put(p, n->bytes, (size_t)n->nl + n->al);
+		p = put(p, n->bytes, (size_t)n->nl + n->al);
+		put(p, n->types, nt);
 		s->names = n->next;
 		if (!s->names)
 			s->names_tail = &s->names;

@@ -15,14 +15,15 @@
 #include <ulsm/tracepoint.h>
 
 /*
- * The recorder's file, version 2 (docs/tracepoints.md has the whole
+ * The recorder's file, version 3 (docs/tracepoints.md has the whole
  * layout; tools/ulsm-trace.c reads it, and version 1): a header, then
  * records of a u32 type and a u32 length, each whole, in native byte
  * order. The same bytes whether written by ulsm_trace_write() or sent by
- * a stream.
+ * a stream. Version 3 adds each parameter's type (enum ulsm_tp_type) to
+ * a name record.
  */
 #define ULSM_TRACE_MAGIC	"ULSMTRC1"
-#define ULSM_TRACE_VERSION	2
+#define ULSM_TRACE_VERSION	3
 
 enum ulsm_trace_record {
 	ULSM_TREC_NAME = 1,	/* a tracepoint's id, name and parameters */
@@ -32,6 +33,8 @@ enum ulsm_trace_record {
 	ULSM_TREC_END,		/* nothing follows */
 };
 
+/* The parameters a tracepoint has at most, and the recorder keeps. */
+#define ULSM_TRACE_MAX_ARGS	6
 /* The bytes of a string argument that are kept; a longer one is cut. */
 #define ULSM_TRACE_STR_MAX	256
 /* A string argument's word, in the file: its length and what it was. */
@@ -48,20 +51,17 @@ enum ulsm_trace_record {
  * A tracepoint's name and parameters for the file, kept after its object
  * is unloaded (its events may still be in the buffers). Trace lock held.
  */
-void ulsm_trace_names(void (*emit)(void *arg, uint32_t id,
-				    const char *name, const char *args,
-				    int nargs),
-		      void *arg);
+typedef void ulsm_trace_name_fn(void *arg, uint32_t id, const char *name,
+				const char *args, int nargs,
+				const unsigned char *types);
+void ulsm_trace_names(ulsm_trace_name_fn *emit, void *arg);
 /*
  * The same, waiting at most @wait_ms milliseconds for the trace lock (-1:
  * as long as it takes): 0, or -EBUSY and nothing emitted. The recorder
  * asks from inside a probe (wait 0: a thread that attaches may hold the
  * lock while it waits for the probe) and at exit.
  */
-int ulsm_trace_names_wait(void (*emit)(void *arg, uint32_t id,
-					const char *name, const char *args,
-					int nargs),
-			  void *arg, int wait_ms);
+int ulsm_trace_names_wait(ulsm_trace_name_fn *emit, void *arg, int wait_ms);
 
 /* The list of tracepoints, their state and probes, for ulsm_dump(). */
 void ulsm_trace_dump(FILE *f);

@@ -93,6 +93,7 @@ struct glob_probe {
 struct tp_name {
 	uint32_t id;
 	int nargs;
+	unsigned char types[ULSM_TRACE_MAX_ARGS];
 	char *name, *args;
 	struct tp_name *next;
 };
@@ -739,6 +740,9 @@ static void remember_name(struct ulsm_tracepoint *tp)
 	}
 	n->id = tp->id;
 	n->nargs = tp->nargs;
+	for (int i = 0; i < tp->nargs && i < ULSM_TRACE_MAX_ARGS; i++)
+		n->types[i] = tp->types ? tp->types[i] :
+			      ULSM_TP_UNSIGNED | 8;	/* as version 2 read it */
 	n->next = names;
 	names = n;
 }
@@ -834,21 +838,15 @@ ULSM_API struct ulsm_tracepoint *ulsm_tracepoint_find(const char *name)
 	return tp;
 }
 
-void ulsm_trace_names(void (*emit)(void *arg, uint32_t id,
-				    const char *name, const char *args,
-				    int nargs),
-		      void *arg)
+void ulsm_trace_names(ulsm_trace_name_fn *emit, void *arg)
 {
 	pthread_mutex_lock(&trace_lock);
 	for (struct tp_name *n = names; n; n = n->next)
-		emit(arg, n->id, n->name, n->args, n->nargs);
+		emit(arg, n->id, n->name, n->args, n->nargs, n->types);
 	pthread_mutex_unlock(&trace_lock);
 }
 
-int ulsm_trace_names_wait(void (*emit)(void *arg, uint32_t id,
-					const char *name, const char *args,
-					int nargs),
-			  void *arg, int wait_ms)
+int ulsm_trace_names_wait(ulsm_trace_name_fn *emit, void *arg, int wait_ms)
 {
 	if (wait_ms < 0) {
 		ulsm_trace_names(emit, arg);
@@ -860,7 +858,7 @@ int ulsm_trace_names_wait(void (*emit)(void *arg, uint32_t id,
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
 	for (struct tp_name *n = names; n; n = n->next)
-		emit(arg, n->id, n->name, n->args, n->nargs);
+		emit(arg, n->id, n->name, n->args, n->nargs, n->types);
 	pthread_mutex_unlock(&trace_lock);
 	return 0;
 }

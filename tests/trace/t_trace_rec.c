@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * t_trace_rec - the recorder (TAP): what the file says, read back here
- * byte by byte (version 2, docs/tracepoints.md "The file"):
+ * byte by byte (version 3, docs/tracepoints.md "The file"):
  *   - lost events, per thread (a small ring, threads of 10 to 1000
  *     events);
  *   - string arguments as text: NULL, empty, 256 bytes, longer (cut, and
@@ -88,7 +88,7 @@ static void in_rec_child(const char *what, void (*fn)(void), const char *env)
 	in_child_tap(what, rec_child, &c);
 }
 
-/* --- reading a recording (version 2) ------------------------------------ */
+/* --- reading a recording (version 3) ------------------------------------ */
 
 #define MAXT	64
 
@@ -204,7 +204,7 @@ static bool r_parse(struct rec_file *f, const unsigned char *p, size_t len)
 		snprintf(f->why, sizeof(f->why), "no magic");
 		return false;
 	}
-	if (u32_at(p + 8) != 2) {
+	if (u32_at(p + 8) != ULSM_TRACE_VERSION) {
 		snprintf(f->why, sizeof(f->why), "version %u", u32_at(p + 8));
 		return false;
 	}

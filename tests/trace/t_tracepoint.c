@@ -970,7 +970,7 @@ __attribute__((noinline)) static void hit_fr(int x) { trace_tp_fr(x); }
 
 /*
  * The thread id that recorded event @x of tp_fr in @path, or -1: the
- * file's version 2 (docs/tracepoints.md, "The file"), read just enough.
+ * file's version 3 (docs/tracepoints.md, "The file"), read just enough.
  */
 static long recorded_by(const char *path, uint64_t x)
 {
@@ -992,7 +992,7 @@ static long recorded_by(const char *path, uint64_t x)
 		goto out;
 	memcpy(&v, b + 8, 4);
 	memcpy(&cmdlen, b + 16, 4);
-	if (v != 2)
+	if (v != 3)
 		goto out;
 	at = 20 + (size_t)cmdlen;
 	for (;;) {
