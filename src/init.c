@@ -72,6 +72,7 @@ static void start(void)
 	ulsm_site_kind_register(&ulsm_kind_call_site);
 	ulsm_site_kind_register(&ulsm_kind_hook_site);
 	ulsm_dump_arm(NULL);
+	ulsm_trace_usdt_from_env();
 	ulsm_control_from_env();	/* last: it may serve at once */
 }
 

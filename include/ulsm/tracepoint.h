@@ -253,6 +253,21 @@ int ulsm_trace_clear(void);
 const char *ulsm_trace_clock_name(void);
 
 /**
+ * ulsm_trace_usdt_poll - look at the USDT semaphores now: attach each
+ * tracepoint's USDT probe where a tracer (perf, bpftrace) listens, and
+ * detach it where none does any more
+ *
+ * The kernel adds one to a probe's semaphore while a tracer is attached
+ * to it, and nothing tells the process: the library looks every 100 ms
+ * while the control endpoint runs (ulsm_control_start(), ULSM_CONTROL=1)
+ * or ULSM_USDT=1 is set; a program that has neither may call this from
+ * a loop of its own. Not from inside a probe (-EDEADLK).
+ *
+ * Return: 0, or a negative errno (nothing changed).
+ */
+int ulsm_trace_usdt_poll(void);
+
+/**
  * ulsm_tracepoint_find - the loaded tracepoint called @name, or NULL
  */
 struct ulsm_tracepoint *ulsm_tracepoint_find(const char *name);

@@ -31,19 +31,21 @@ static void sep(struct json_list *l)
 		buf_add(l->b, ",", 1);
 }
 
-static void show_tp(void *arg, const char *name, const char *args,
-		    int probes, bool recorder)
+static void show_tp(void *arg, const struct ulsm_trace_info *i)
 {
 	struct json_list *l = arg;
 
 	sep(l);
 	buf_add(l->b, "{\"name\":", 8);
-	buf_json(l->b, name);
+	buf_json(l->b, i->name);
 	buf_add(l->b, ",\"args\":", 8);
-	buf_json(l->b, args);
-	buf_printf(l->b, ",\"on\":%s,\"probes\":%d,\"recorder\":%s}",
-		   probes ? "true" : "false", probes,
-		   recorder ? "true" : "false");
+	buf_json(l->b, i->args);
+	buf_printf(l->b, ",\"on\":%s,\"probes\":%d,\"recorder\":%s,"
+		   "\"recording\":%s,\"usdt\":%s}",
+		   i->probes ? "true" : "false", i->probes,
+		   i->recorder ? "true" : "false",
+		   i->recorder ? "true" : "false",
+		   i->usdt ? "true" : "false");
 }
 
 static void show_switch(void *arg, const struct ulsm_switch *sw)
@@ -310,10 +312,9 @@ struct tp_count {
 	int n;
 };
 
-static void count_one(void *arg, const char *name, const char *args,
-		      int probes, bool recorder)
+static void count_one(void *arg, const struct ulsm_trace_info *i)
 {
-	(void)name, (void)args, (void)probes, (void)recorder;
+	(void)i;
 	((struct tp_count *)arg)->n++;
 }
 

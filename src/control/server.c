@@ -27,7 +27,13 @@
 #include <unistd.h>
 
 #include "control/endpoint.h"
+#include "trace/trace.h"
 
+/*
+ * How often the USDT semaphores are looked at (src/trace/tracepoint.c):
+ * nothing tells the process that a tracer attached.
+ */
+#define USDT_POLL_MS		100
 #define ACCEPT_PAUSE_MIN_MS	50
 #define ACCEPT_PAUSE_MAX_MS	1000
 #define POLL_FAIL_PAUSE_MS	10
@@ -42,6 +48,7 @@ static struct {
 	pthread_t thread;
 	uint64_t accept_at;	/* the listening socket is polled again then */
 	unsigned int accept_pause;
+	uint64_t usdt_at;	/* the USDT semaphores are looked at then */
 } srv = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.dirfd = -1, .lfd = -1, .wake = { -1, -1 },
@@ -157,6 +164,7 @@ static void *serve(void *unused)
 		}
 		if (rec_wait_ms() >= 0)
 			sooner(&timeout, rec_wait_ms());
+		sooner(&timeout, (long long)srv.usdt_at - (long long)now);
 		r = ulsm_sys_poll(pfd, (unsigned long)n, timeout);
 		if (r < 0 && r != -EINTR) {
 			/* No memory for the poll: try again in a while. */
@@ -182,6 +190,13 @@ static void *serve(void *unused)
 				srv.accept_pause = 0;
 		}
 		sweep();
+		now = ulsm_now_ms();
+		if (now >= srv.usdt_at) {
+			/* The lock busy: the next look. A failure: the same. */
+			if (ulsm_trace_usage_sync(0) < 0)
+				ulsm_clear_error();
+			srv.usdt_at = now + USDT_POLL_MS;
+		}
 	}
 	for (int i = 0; i < CTL_MAX_CONNS; i++)
 		drop(&ctl.conns[i]);

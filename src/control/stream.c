@@ -38,13 +38,11 @@ static void to_buf(void *arg, const void *bytes, size_t n)
 	buf_add(arg, bytes, n);
 }
 
-static void count_tp(void *arg, const char *name, const char *args,
-		     int probes, bool recorder)
+static void count_tp(void *arg, const struct ulsm_trace_info *i)
 {
 	int *matched = arg;
 
-	(void)args, (void)probes, (void)recorder;
-	*matched += !fnmatch(rec.glob, name, 0);
+	*matched += !fnmatch(rec.glob, i->name, 0);
 }
 
 void rec_start(struct conn *c, const char *glob)

@@ -67,13 +67,41 @@ int ulsm_trace_names_wait(ulsm_trace_name_fn *emit, void *arg, int wait_ms);
 void ulsm_trace_dump(FILE *f);
 
 /*
- * Each loaded tracepoint, for the control endpoint's show: its name,
- * parameters, number of probes and whether the recorder is one. Waits at
- * most @wait_ms for the trace lock: 0 or -EBUSY (nothing given).
+ * What the control endpoint's show says of a tracepoint: its name and
+ * parameters, its probes, whether the recorder is one, whether a USDT
+ * tracer listens, and its hits since counting began (@counted).
  */
-int ulsm_trace_each(void (*fn)(void *arg, const char *name,
-				const char *args, int probes, bool recorder),
+struct ulsm_trace_info {
+	const char *name, *args;
+	int probes;
+	bool recorder, usdt, counted;
+	unsigned long hits;
+};
+
+/*
+ * Each loaded tracepoint (trace lock held while @fn runs). Waits at most
+ * @wait_ms for the trace lock: 0 or -EBUSY (nothing given).
+ */
+int ulsm_trace_each(void (*fn)(void *arg, const struct ulsm_trace_info *i),
 		    void *arg, int wait_ms);
+
+/*
+ * Each tracepoint's own probe (its USDT probe, which counts hits),
+ * attached while a USDT tracer listens at it or hits are counted, and
+ * detached when neither holds: look now (waiting at most @wait_ms for the
+ * trace lock; -1: as long as it takes). Return how many changed, or a
+ * negative errno (-EBUSY: the lock was busy; nothing changed).
+ */
+int ulsm_trace_usage_sync(int wait_ms);
+/*
+ * Count every tracepoint's hits (the control endpoint's counts), until
+ * the matching ulsm_trace_count_end(): 0 or a negative errno.
+ */
+int ulsm_trace_count_begin(void);
+void ulsm_trace_count_end(void);
+
+/* ULSM_USDT=1: a thread that looks every 100 ms (usdt.c; start-up). */
+void ulsm_trace_usdt_from_env(void);
 
 /*
  * The tracepoint lock's fork handlers (src/init.c registers them, first

@@ -69,6 +69,7 @@
  * take it before the patch lock, in the lock order).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -126,6 +127,22 @@ static struct ulsm_tracepoint *tracepoints;
 static struct glob_probe *globs;
 static struct tp_name *names;
 static uint32_t next_id = 1;
+
+/*
+ * Why a tracepoint's own probe (tp->usdt: its USDT probe, which counts
+ * hits in *data) is attached: a USDT tracer listens (the semaphore is not
+ * 0), or hits are counted (ulsm_trace_count_begin). Kept by the library,
+ * not in the tracepoint (its object's memory), and freed with the
+ * tracepoint: the probe's data points at @hits.
+ */
+struct usage {
+	struct ulsm_tracepoint *tp;
+	unsigned long hits;
+	bool attached;
+	struct usage *next;
+};
+static struct usage *usages;
+static unsigned int counting;		/* count sessions open */
 static unsigned long removals;		/* tracepoints removed, ever */
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
@@ -821,6 +838,14 @@ ULSM_API void ulsm__tracepoint_remove(struct ulsm_tracepoint *tp)
 	ulsm_free(funcs_of(tp));
 	tp->funcs = NULL;
 	removals++;
+	for (struct usage **up = &usages; *up; up = &(*up)->next)
+		if ((*up)->tp == tp) {
+			struct usage *u = *up;
+
+			*up = u->next;
+			ulsm_free(u);
+			break;
+		}
 	pthread_mutex_unlock(&trace_lock);
 }
 
@@ -901,8 +926,23 @@ void ulsm_trace_dump(FILE *f)
 	pthread_mutex_unlock(&trace_lock);
 }
 
-int ulsm_trace_each(void (*fn)(void *arg, const char *name,
-				const char *args, int probes, bool recorder),
+static struct usage *usage_of(const struct ulsm_tracepoint *tp)
+{
+	for (struct usage *u = usages; u; u = u->next)
+		if (u->tp == tp)
+			return u;
+	return NULL;
+}
+
+/* Whether a USDT tracer listens at @tp's probe (its semaphore). */
+static bool usdt_listens(const struct ulsm_tracepoint *tp)
+{
+	return tp->size >= offsetof(struct ulsm_tracepoint, usdt_sema) +
+			   sizeof(tp->usdt_sema) && tp->usdt_sema &&
+	       __atomic_load_n(tp->usdt_sema, __ATOMIC_RELAXED);
+}
+
+int ulsm_trace_each(void (*fn)(void *arg, const struct ulsm_trace_info *i),
 		    void *arg, int wait_ms)
 {
 	for (int tries = 0; pthread_mutex_trylock(&trace_lock); tries++) {
@@ -912,15 +952,147 @@ int ulsm_trace_each(void (*fn)(void *arg, const char *name,
 	}
 	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
 		struct ulsm_tp_funcs *fs = funcs_of(tp);
-		int n = nprobes(tp);
-		bool rec = false;
+		struct usage *u = usage_of(tp);
+		struct ulsm_trace_info i = {
+			.name = tp->name, .args = tp->args,
+			.probes = nprobes(tp), .usdt = usdt_listens(tp),
+			.counted = counting && u && u->attached,
+			.hits = u ? __atomic_load_n(&u->hits,
+						    __ATOMIC_RELAXED) : 0,
+		};
 
-		for (int i = 0; i < n; i++)
-			rec |= fs->probes[i].func == tp->record;
-		fn(arg, tp->name, tp->args, n, rec);
+		for (int k = 0; k < i.probes; k++)
+			i.recorder |= fs->probes[k].func == tp->record;
+		fn(arg, &i);
 	}
 	pthread_mutex_unlock(&trace_lock);
 	return 0;
+}
+
+/* --- the tracepoint's own probe: USDT and counting ----------------------- */
+
+/* Whether @tp's own probe should be attached now. */
+static bool usage_wanted(const struct ulsm_tracepoint *tp)
+{
+	return tp->usdt && (counting || usdt_listens(tp));
+}
+
+/*
+ * Attach or detach each tracepoint's own probe as usage_wanted() says,
+ * in one update (and one grace period, for those detached). Lock held on
+ * entry; released. Return how many changed, or a negative errno (none
+ * did).
+ */
+static int usage_sync_locked(void)
+{
+	unsigned long removals_then;
+	struct change *c = NULL;
+	bool detached = false;
+	int n = 0, ret = 0;
+
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
+		struct usage *u = usage_of(tp);
+
+		n += usage_wanted(tp) != (u && u->attached);
+	}
+	if (n)
+		c = ulsm_calloc((size_t)n, sizeof(*c));
+	if (n && !c)
+		ret = ulsm_error(-ENOMEM, "tracepoints: no memory to attach "
+				 "or detach their own probes");
+	n = 0;
+	for (struct ulsm_tracepoint *tp = tracepoints; c && tp && !ret;
+	     tp = tp->next) {
+		struct usage *u = usage_of(tp);
+		bool want = usage_wanted(tp);
+
+		if (want == (u && u->attached))
+			continue;
+		if (!u) {
+			u = ulsm_calloc(1, sizeof(*u));
+			if (!u) {
+				ret = ulsm_error(-ENOMEM, "tracepoint %s: no "
+						 "memory", tp->name);
+				break;
+			}
+			u->tp = tp;
+			u->next = usages;
+			usages = u;
+		}
+		if (want) {
+			struct ulsm_tp_probe p = { tp->usdt, &u->hits };
+
+			ret = plan(&c[n], tp, -1, &p);
+		} else {
+			ret = plan(&c[n], tp, find(funcs_of(tp),
+				   (struct ulsm_tp_probe){ tp->usdt, &u->hits }),
+				   NULL);
+			detached = true;
+		}
+		if (!ret)
+			n++;
+	}
+	if (ret)
+		unplan(c, n);
+	else if (n)
+		ret = apply(c, n);
+	for (int i = 0; !ret && i < n; i++) {
+		struct usage *u = usage_of(c[i].tp);
+
+		u->attached = !u->attached;
+	}
+	removals_then = removals;
+	pthread_mutex_unlock(&trace_lock);
+	if (!ret && n && finish(c, n, removals_then, detached))
+		ulsm_clear_error();	/* done; old arrays are kept */
+	ulsm_free(c);
+	return ret ? ret : n;
+}
+
+int ulsm_trace_usage_sync(int wait_ms)
+{
+	if (ulsm_read_inside())
+		return refuse_inside("ulsm_trace_usdt_poll");
+	for (int tries = 0; pthread_mutex_trylock(&trace_lock); tries++) {
+		if (wait_ms >= 0 && tries >= wait_ms)
+			return -EBUSY;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	return usage_sync_locked();
+}
+
+ULSM_API int ulsm_trace_usdt_poll(void)
+{
+	int ret = ulsm_trace_usage_sync(-1);
+
+	return ret < 0 ? ret : 0;
+}
+
+int ulsm_trace_count_begin(void)
+{
+	int ret;
+
+	if (ulsm_read_inside())
+		return refuse_inside("counting tracepoint hits");
+	pthread_mutex_lock(&trace_lock);
+	counting++;
+	ret = usage_sync_locked();
+	if (ret < 0) {
+		pthread_mutex_lock(&trace_lock);
+		counting--;
+		pthread_mutex_unlock(&trace_lock);
+	}
+	return ret < 0 ? ret : 0;
+}
+
+void ulsm_trace_count_end(void)
+{
+	pthread_mutex_lock(&trace_lock);
+	if (counting)
+		counting--;
+	/* A failure leaves it attached (counting): the next sync tries. */
+	if (usage_sync_locked() < 0)
+		ulsm_clear_error();
 }
 
 /*

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ULSM_USDT=1: a thread of the library's ("ulsm-usdt") looks at the USDT
+ * semaphores every 100 ms, for a program that runs without the control
+ * endpoint (whose thread looks at them too). The kernel adds one to a
+ * probe's semaphore while a tracer is attached; nothing tells the
+ * process, so someone must look (docs/tracepoints.md, "USDT").
+ *
+ * The thread takes none of the program's signals (the library's sync
+ * signal stays open, as every thread's must), and a child of fork() has
+ * none: it looks through its own endpoint, or ulsm_trace_usdt_poll().
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/base.h"
+#include "trace/trace.h"
+
+#define USDT_POLL_MS	100
+
+static void *watch(void *unused)
+{
+	(void)unused;
+	for (;;) {
+		nanosleep(&(struct timespec){ 0, USDT_POLL_MS * 1000000L },
+			  NULL);
+		/* The lock busy: the next look; a failure: the same. */
+		if (ulsm_trace_usage_sync(0) < 0)
+			ulsm_clear_error();
+	}
+	return NULL;
+}
+
+void ulsm_trace_usdt_from_env(void)
+{
+	const char *v = getenv("ULSM_USDT");
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+	int ret;
+
+	if (!v || !*v || !strcmp(v, "0"))
+		return;
+	if (strcmp(v, "1")) {
+		ulsm_report("ULSM_USDT=\"%.32s\" is neither 0 nor 1: ignored",
+			    v);
+		return;
+	}
+	if (pthread_attr_init(&attr))
+		return;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	sigdelset(&all, ulsm_config.sync_signal);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = pthread_create(&t, &attr, watch, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret)
+		ulsm_report("ULSM_USDT=1: cannot start its thread: %s",
+			    strerror(ret));
+	else
+		pthread_setname_np(t, "ulsm-usdt");
+}
