@@ -139,6 +139,9 @@ struct ulsm_hook_entry {
 	unsigned int hook;
 	int ret_size;
 	long long def;
+	void *traced;			/* the hook's traced walk (R jumps
+					   there while its trace key is on) */
+	struct static_key_false *trace_key;
 };
 
 /*
@@ -189,6 +192,8 @@ struct ulsm_hook_guard {
 	void *dflt;
 };
 
+struct ulsm_tracepoint;
+
 /* Per-set description, emitted by <ulsm/lsm_hooks.h> (ULSM_LSM_DEFINE). */
 struct ulsm_hook_set {
 	const char *name;
@@ -209,6 +214,16 @@ struct ulsm_hook_set {
 	unsigned int nblobs;		/* 0: the kernel's four types */
 	const char *const *blob_names;	/* nblobs names */
 	const struct ulsm_hook_guard *guards;	/* nhooks * slots; NULL: none */
+	/*
+	 * Tracing the dispatch (docs/hook-framework.md, "Tracing the
+	 * dispatch"): a key per hook, on while it is traced (never sealed);
+	 * the calls and refusals of each slot while traced, two counters a
+	 * slot, hook-major; and the set's tracepoint, lsm_hook_<set>.
+	 */
+	struct static_key_false *trace_keys;	/* nhooks */
+	size_t trace_keys_size;
+	unsigned long *trace_counts;		/* nhooks * slots * 2 */
+	struct ulsm_tracepoint *tracepoint;
 };
 
 /**
@@ -324,6 +339,26 @@ int ulsm_lsm_allow_toggle(struct ulsm_hook_set *set);
  * Return: 0 or -EPERM (already sealed).
  */
 int ulsm_lsm_allow_plugins(struct ulsm_hook_set *set);
+
+/**
+ * ulsm_lsm_trace - trace the set's dispatch, or stop tracing it
+ * @set: an initialised hook set (sealed or not)
+ * @on:  true: one more holder of the tracing; false: one fewer
+ *
+ * While traced (by any holder, or for a USDT tracer at the set's
+ * tracepoint), each hook of the set is dispatched by its traced walk:
+ * the same modules in the same order with the same results, each
+ * module's call timed, counted, and reported to the set's tracepoint,
+ * lsm_hook_<set> (hook, module, its result as a long, the nanoseconds it
+ * took, whether it decided: the walk stopped there). Record it
+ * (ulsm_trace_enable("lsm_hook_myset")), or attach a probe, perf or
+ * bpftrace to it. Turning it on or off is one transaction, while threads
+ * dispatch; off, dispatch costs what it did (docs/hook-framework.md,
+ * "Tracing the dispatch").
+ * Return: 0, or a negative errno (nothing changed): -ENOENT (the set is
+ * not initialised), -EINVAL (off without a holder), or the update's.
+ */
+int ulsm_lsm_trace(struct ulsm_hook_set *set, bool on);
 
 /**
  * ulsm_lsm_toggle - turn one module's slots off or on, as one batch

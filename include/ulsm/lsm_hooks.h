@@ -75,6 +75,7 @@
 #include <ulsm/grace.h>
 #include <ulsm/lsm.h>
 #include <ulsm/pp.h>
+#include <ulsm/tracepoint.h>
 
 #if !defined(ULSM_LSM_SET) || !defined(ULSM_LSM_HOOK_DEFS) || \
 	!defined(MAX_LSM_COUNT)
@@ -237,11 +238,62 @@ typedef long ulsm__guard_fn(long, long, long, long, long, long);
 #define ULSM__VOID_HOOK_CHECK(SET, HOOK)				\
 	((void)sizeof(SET##_lsm_void_##HOOK))
 
+/*
+ * The walk while the hook is traced (docs/hook-framework.md, "Tracing the
+ * dispatch"): each active slot's module called from the set's table, its
+ * time taken, and each step given to the defining unit's
+ * S_lsm_trace_step(), which counts it and hits the set's tracepoint. The
+ * same rule as the walk's: stop at the first result that is not DEFAULT.
+ * A slot whose module is not set yet (it arrives) is skipped.
+ */
+#define ULSM__TRACED_SLOT(SET, HOOK, i)					\
+	const struct lsm_static_call *ulsm__s =				\
+		&SET##_lsm_sealed.table.HOOK[i];			\
+	const struct SET##_hook_list *ulsm__hl = (const void *)		\
+		__atomic_load_n(&ulsm__s->hl, __ATOMIC_ACQUIRE);	\
+	unsigned long long ulsm__t0;					\
+									\
+	if (!static_key_enabled(&ulsm__s->active->key) || !ulsm__hl)	\
+		continue;						\
+	ulsm__t0 = ulsm__trace_ns()
+#define ULSM__TRACED_INT_HOOK(SET, HOOK, ...)				\
+({									\
+	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__trc =		\
+		SET##_lsm_default_##HOOK;				\
+	for (unsigned int ulsm__i = 0; ulsm__i < MAX_LSM_COUNT; ulsm__i++) { \
+		ULSM__TRACED_SLOT(SET, HOOK, ulsm__i);			\
+		__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__r =	\
+			ulsm__hl->hook.HOOK(__VA_ARGS__);		\
+		int ulsm__d = ulsm__r != SET##_lsm_default_##HOOK;	\
+									\
+		SET##_lsm_trace_step(SET##_hook_idx_##HOOK, ulsm__i,	\
+				     (long)ulsm__r, ulsm__t0, ulsm__d);	\
+		if (ulsm__d) {						\
+			ulsm__trc = ulsm__r;				\
+			break;						\
+		}							\
+	}								\
+	ulsm__trc;							\
+})
+#define ULSM__TRACED_VOID_HOOK(SET, HOOK, ...)				\
+do {									\
+	for (unsigned int ulsm__i = 0; ulsm__i < MAX_LSM_COUNT; ulsm__i++) { \
+		ULSM__TRACED_SLOT(SET, HOOK, ulsm__i);			\
+		ulsm__hl->hook.HOOK(__VA_ARGS__);			\
+		SET##_lsm_trace_step(SET##_hook_idx_##HOOK, ulsm__i, 0,	\
+				     ulsm__t0, 0);			\
+	}								\
+} while (0)
+
 #define ULSM__WALK_INT_HOOK(SET, HOOK, ...)				\
 ({									\
 	__label__ ulsm__out;						\
 	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__rc =		\
 		SET##_lsm_default_##HOOK;				\
+	if (static_branch_unlikely(&SET##_lsm_trace_keys.HOOK)) {	\
+		ulsm__rc = ULSM__TRACED_INT_HOOK(SET, HOOK, __VA_ARGS__); \
+		goto ulsm__out;						\
+	}								\
 	UNROLL(MAX_LSM_COUNT, ULSM__INT_SLOT, ulsm__rc, SET, HOOK,	\
 	       ulsm__out, __VA_ARGS__)					\
 ulsm__out:								\
@@ -252,6 +304,10 @@ ulsm__out:								\
 do {									\
 	__label__ ulsm__out;						\
 	ULSM__VOID_HOOK_CHECK(SET, HOOK);				\
+	if (static_branch_unlikely(&SET##_lsm_trace_keys.HOOK)) {	\
+		ULSM__TRACED_VOID_HOOK(SET, HOOK, __VA_ARGS__);		\
+		goto ulsm__out;						\
+	}								\
 	UNROLL(MAX_LSM_COUNT, ULSM__VOID_SLOT, SET, HOOK, ulsm__out,	\
 	       __VA_ARGS__)						\
 ulsm__out:								\
@@ -342,6 +398,39 @@ do {									\
  * set; the section ends however the body leaves (break, return, goto):
  * the guard is a cleanup variable of an outer loop that runs once.
  */
+/*
+ * While the hook is traced (its trace key: read once, as the walk
+ * begins), each module the walk reaches is timed from its turn to the
+ * next module's, or to the walk's end however the body leaves: a step
+ * with no result (0, not deciding), since the body's rule is the
+ * caller's.
+ */
+struct ulsm__each_trace {
+	void (*step)(unsigned int hook, unsigned int slot, long ret,
+		     unsigned long long t0, int decided);
+	unsigned int hook;
+	int slot;			/* the module timed now, or -1 */
+	unsigned long long t0;
+};
+
+static inline void ulsm__each_trace_end(struct ulsm__each_trace *t)
+{
+	if (__builtin_expect(t->slot >= 0, 0))
+		t->step(t->hook, (unsigned int)t->slot, 0, t->t0, 0);
+	t->slot = -1;
+}
+
+static inline __attribute__((always_inline)) int
+ulsm__each_trace_turn(struct ulsm__each_trace *t, long slot)
+{
+	if (__builtin_expect(t->step != 0, 0)) {
+		ulsm__each_trace_end(t);
+		t->slot = (int)slot;
+		t->t0 = ulsm__trace_ns();
+	}
+	return 1;
+}
+
 #define ULSM__FOR_EACH_HOOK(SET, scall, HOOK)				\
 	for (int ULSM__CAT(ulsm__rd, __LINE__)				\
 		__attribute__((unused, cleanup(ulsm__read_leave))) =	\
@@ -349,10 +438,19 @@ do {									\
 	     ULSM__CAT(ulsm__once, __LINE__) = 1;			\
 	     ULSM__CAT(ulsm__once, __LINE__);				\
 	     ULSM__CAT(ulsm__once, __LINE__) = 0)			\
+	for (struct ulsm__each_trace ULSM__CAT(ulsm__tr, __LINE__)	\
+		__attribute__((cleanup(ulsm__each_trace_end))) = {	\
+			static_branch_unlikely(&SET##_lsm_trace_keys.HOOK) ? \
+				SET##_lsm_trace_step : 0,		\
+			SET##_hook_idx_##HOOK, -1, 0 };			\
+	     ULSM__CAT(ulsm__once, __LINE__);				\
+	     ULSM__CAT(ulsm__once, __LINE__) = 0)			\
 	for ((scall) = SET##_lsm_sealed.table.HOOK;			\
 	     (scall) - SET##_lsm_sealed.table.HOOK < MAX_LSM_COUNT;	\
 	     (scall)++)							\
-		if (static_key_enabled(&(scall)->active->key))
+		if (static_key_enabled(&(scall)->active->key) &&	\
+		    ulsm__each_trace_turn(&ULSM__CAT(ulsm__tr, __LINE__), \
+			(scall) - SET##_lsm_sealed.table.HOOK))
 
 #define ULSM__HOOK_FN(SET, scall, HOOK)					\
 	(((struct SET##_hook_list *)(scall)->hl)->hook.HOOK)
@@ -620,6 +718,36 @@ struct ULSM__P(ULSM_LSM_SET, _lsm_keys) {
 extern struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_sealed);
 extern struct ULSM__P(ULSM_LSM_SET, _lsm_keys) ULSM__P(ULSM_LSM_SET, _lsm_keys);
 extern struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set);
+
+/*
+ * Tracing the dispatch: a key per hook (the C walk's, and the entries'
+ * R sites follow it), never sealed; the step each traced walk reports
+ * (the defining unit's); and the set's tracepoint, lsm_hook_<set>, whose
+ * events say, for each module a traced walk ran: the hook, the module,
+ * its result (as a long; 0 for a void hook), the nanoseconds it took,
+ * and whether it decided (an int hook's first result that is not the
+ * default: the walk stops there).
+ */
+struct ULSM__P(ULSM_LSM_SET, _lsm_trace_keys) {
+#define LSM_HOOK(RET, DEFAULT, NAME, ...) struct static_key_false NAME;
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+};
+extern struct ULSM__P(ULSM_LSM_SET, _lsm_trace_keys)
+	ULSM__P(ULSM_LSM_SET, _lsm_trace_keys);
+ULSM__EXTERN_C_BEGIN
+void ULSM__P(ULSM_LSM_SET, _lsm_trace_step)(unsigned int hook,
+	unsigned int slot, long ret, unsigned long long t0, int decided);
+ULSM__EXTERN_C_END
+#define ULSM__HOOK_TP_PROTO						\
+	TP_PROTO(const char *hook, const char *module, long ret,	\
+		 unsigned long ns, bool decided)
+#define ULSM__HOOK_TP_ARGS	TP_ARGS(hook, module, ret, ns, decided)
+#define ULSM__HOOK_TP_NAME(SET)	ULSM__CAT(lsm_hook_, SET)
+#define ULSM__HOOK_TP_DECLARE(NAME)					\
+	DECLARE_TRACEPOINT(NAME, ULSM__HOOK_TP_PROTO, ULSM__HOOK_TP_ARGS)
+#define ULSM__HOOK_TP_DECLARE_(NAME)	ULSM__HOOK_TP_DECLARE(NAME)
+ULSM__HOOK_TP_DECLARE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET))
 
 /*
  * Every unit that expands the set refers to this symbol, and only the unit
@@ -907,6 +1035,96 @@ ULSM__P(ULSM_LSM_SET, _lsm_guards)[ULSM__P(ULSM_LSM_SET, _nhooks) * MAX_LSM_COUN
 #include ULSM_LSM_HOOK_DEFS
 #undef LSM_HOOK
 
+/*
+ * The tracing of the dispatch (above, "Tracing the dispatch"): the keys,
+ * the counters, the set's tracepoint and its step.
+ */
+struct ULSM__P(ULSM_LSM_SET, _lsm_trace_keys)
+	ULSM__P(ULSM_LSM_SET, _lsm_trace_keys);
+static unsigned long ULSM__P(ULSM_LSM_SET, _lsm_trace_counts)
+	[ULSM__P(ULSM_LSM_SET, _nhooks) * MAX_LSM_COUNT * 2];
+#define ULSM__HOOK_TP_DEFINE(NAME)					\
+	DEFINE_TRACEPOINT(NAME, ULSM__HOOK_TP_PROTO, ULSM__HOOK_TP_ARGS)
+#define ULSM__HOOK_TP_DEFINE_(NAME)	ULSM__HOOK_TP_DEFINE(NAME)
+ULSM__HOOK_TP_DEFINE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET))
+#define ULSM__TRACE_STEP(SET)						\
+	void ULSM__P(SET, _lsm_trace_step)(unsigned int hook,		\
+		unsigned int slot, long ret, unsigned long long t0,	\
+		int decided)						\
+	{								\
+		unsigned long *c = &ULSM__P(SET, _lsm_trace_counts)[	\
+			(hook * MAX_LSM_COUNT + slot) * 2];		\
+		const struct lsm_static_call *s =			\
+			&((const struct lsm_static_call *)		\
+			  &ULSM__P(SET, _lsm_sealed).table)[		\
+				hook * MAX_LSM_COUNT + slot];		\
+		const struct security_hook_list *hl =			\
+			__atomic_load_n(&s->hl, __ATOMIC_ACQUIRE);	\
+		unsigned long long ns = ulsm__trace_ns() - t0;		\
+									\
+		__atomic_add_fetch(&c[0], 1, __ATOMIC_RELAXED);		\
+		if (decided)						\
+			__atomic_add_fetch(&c[1], 1, __ATOMIC_RELAXED);	\
+		ULSM__CAT(trace_, ULSM__HOOK_TP_NAME(SET))(		\
+			ULSM__P(SET, _hook_names)[hook],		\
+			hl && hl->lsmid ? hl->lsmid->name : "?", ret,	\
+			(unsigned long)ns, decided != 0);		\
+	}
+
+/*
+ * A hook's traced walk, for a hook that has an entry: the entry's R site
+ * jumps here while the hook is traced. It has the entry's ABI (six
+ * integer registers in, one out, as a guard has), calls each active
+ * slot's module from the set's table, and stops at the first result that
+ * is not DEFAULT (truncated to the hook's return type first). In a set
+ * that allows unloading, a read-side section as a whole (the modules are
+ * called directly, not through their guards).
+ */
+#define ULSM__TRACED_FN(SET, NAME)	ULSM__P(SET, _lsm_traced_##NAME)
+#define ULSM__TRACED_RESULT(RET, DEFAULT, r)				\
+	ULSM__IIF(ULSM__IS_VOID(RET))(0, ((RET)(r) != (RET)(DEFAULT)))
+#define ULSM__DEF_TRACED(SET, RET, DEFAULT, NAME)			\
+	static long ULSM__TRACED_FN(SET, NAME)(long a, long b, long c,	\
+					       long d, long e, long f)	\
+	{								\
+		long rc = (long)ULSM__RET_DEF(RET, DEFAULT);		\
+		int rd = ulsm__read_enter(ULSM__P(SET, _lsm_unloadable)); \
+									\
+		for (unsigned int i = 0; i < MAX_LSM_COUNT; i++) {	\
+			const struct lsm_static_call *s =		\
+				&ULSM__P(SET, _lsm_sealed).table.NAME[i]; \
+			const struct security_hook_list *hl =		\
+				__atomic_load_n(&s->hl, __ATOMIC_ACQUIRE); \
+			unsigned long long t0;				\
+			long r;						\
+			int decided;					\
+									\
+			if (!static_key_enabled(&s->active->key) || !hl) \
+				continue;				\
+			t0 = ulsm__trace_ns();				\
+			r = ((ulsm__guard_fn *)(uintptr_t)		\
+			     hl->hook.lsm_callback)(a, b, c, d, e, f);	\
+			decided = ULSM__TRACED_RESULT(RET, DEFAULT, r);	\
+			ULSM__P(SET, _lsm_trace_step)(			\
+				ULSM__P(SET, _hook_idx_##NAME), i,	\
+				ULSM__IIF(ULSM__IS_VOID(RET))(0L,	\
+					(long)(RET)r), t0, decided);	\
+			if (decided) {					\
+				rc = r;					\
+				break;					\
+			}						\
+		}							\
+		ulsm__read_leave(&rd);					\
+		return rc;						\
+	}
+#define ULSM__DEF_TRACED_(SET, RET, DEFAULT, NAME)			\
+	ULSM__DEF_TRACED(SET, RET, DEFAULT, NAME)
+#define LSM_HOOK(RET, DEFAULT, NAME, ...)				\
+	ULSM__WHEN(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))(		\
+		ULSM__DEF_TRACED_(ULSM_LSM_SET, RET, DEFAULT, NAME))
+#include ULSM_LSM_HOOK_DEFS
+#undef LSM_HOOK
+
 #define ULSM__INIT_SLOT(NUM, SET, NAME)					\
 	{								\
 		.key = &ULSM__P(SET, _lsm_sealed).calls.NAME[NUM],	\
@@ -934,6 +1152,9 @@ struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_sealed) = {
 			.hook = ULSM__P(ULSM_LSM_SET, _hook_idx_##NAME),	\
 			.ret_size = ULSM__RET_SIZE(RET),		\
 			.def = ULSM__RET_DEF(RET, DEFAULT),		\
+			.traced = ULSM__IIF(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))( \
+				ULSM__TRACED_FN(ULSM_LSM_SET, NAME), NULL), \
+			.trace_key = &ULSM__P(ULSM_LSM_SET, _lsm_trace_keys).NAME, \
 		},
 #include ULSM_LSM_HOOK_DEFS
 #undef LSM_HOOK
@@ -972,6 +1193,8 @@ static const char *const ULSM__P(ULSM_LSM_SET, _hook_names)[] = {
 #undef LSM_HOOK
 };
 
+ULSM__TRACE_STEP(ULSM_LSM_SET)
+
 #ifndef ULSM_LSM_BUILTIN_ORDER
 # define ULSM_LSM_BUILTIN_ORDER NULL
 #endif
@@ -1008,6 +1231,11 @@ struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
 #if ULSM__HAS_GUARDS
 	.guards = ULSM__P(ULSM_LSM_SET, _lsm_guards),
 #endif
+	.trace_keys = (struct static_key_false *)
+		&ULSM__P(ULSM_LSM_SET, _lsm_trace_keys),
+	.trace_keys_size = sizeof(ULSM__P(ULSM_LSM_SET, _lsm_trace_keys)),
+	.trace_counts = ULSM__P(ULSM_LSM_SET, _lsm_trace_counts),
+	.tracepoint = &ULSM__CAT(__tracepoint_, ULSM__HOOK_TP_NAME(ULSM_LSM_SET)),
 #ifdef ULSM_LSM_BLOB_DEFS
 	.nblobs = ULSM__P(ULSM_LSM_SET, _blob_types),
 	.blob_names = ULSM__P(ULSM_LSM_SET, _blob_names),

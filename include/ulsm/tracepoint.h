@@ -272,6 +272,12 @@ int ulsm_trace_usdt_poll(void);
  */
 struct ulsm_tracepoint *ulsm_tracepoint_find(const char *name);
 
+/*
+ * CLOCK_MONOTONIC in nanoseconds: what a traced hook dispatch takes the
+ * time of each module with (<ulsm/lsm_hooks.h>).
+ */
+unsigned long long ulsm__trace_ns(void);
+
 /* The defining unit's constructor and destructor. */
 void ulsm__tracepoint_add(struct ulsm_tracepoint *tp);
 void ulsm__tracepoint_remove(struct ulsm_tracepoint *tp);

@@ -37,6 +37,12 @@ struct ulsm_lsm_module_info {
  *               module, @fn gets the module as the change left it, under
  *               the framework lock, before the grace period that turning
  *               it off waits for (@fn may be NULL)
+ * @trace:       trace @set's dispatch (@on: one more holder; off: one
+ *               fewer) (src/lsm/trace.c)
+ * @trace_sync:  trace the sets at whose tracepoint a USDT tracer listens,
+ *               and no more the others nothing holds
+ * @trace_counts: each module of @set, with its calls and refusals while
+ *               traced
  */
 struct ulsm_lsm_ops {
 	int (*each_set)(void (*fn)(void *arg,
@@ -50,6 +56,13 @@ struct ulsm_lsm_ops {
 		      void (*fn)(void *arg,
 				 const struct ulsm_lsm_module_info *),
 		      void *arg);
+	int (*trace)(struct ulsm_hook_set *set, bool on);
+	int (*trace_sync)(void);
+	void (*trace_counts)(struct ulsm_hook_set *set,
+			     void (*fn)(void *arg, const char *module,
+					unsigned long calls,
+					unsigned long refusals),
+			     void *arg);
 };
 
 /* Register @ops (the framework's, once; later calls change nothing). */

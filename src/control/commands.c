@@ -119,6 +119,25 @@ static void do_toggle(struct conn *c, const char *set, const char *module,
 	reply(c, ret, &j);
 }
 
+/* The first on a connection attaches the counting; its close detaches. */
+static void do_counts(struct conn *c)
+{
+	struct buf j = { .max = CTL_REPLY_MAX };
+	int ret = 0;
+
+	if (!c->counting) {
+		ret = counts_hold();
+		c->counting = !ret;
+	}
+	if (!ret && render_counts(&j)) {
+		buf_free(&j);
+		conn_reply_error(c, -EBUSY, "the tracepoints are busy (a "
+				 "probe is being attached or detached)");
+		return;
+	}
+	reply(c, ret, &j);
+}
+
 static void do_clear(struct conn *c)
 {
 	struct buf j = { .max = CTL_REPLY_MAX };
@@ -170,10 +189,12 @@ void ctl_request(struct conn *c, char *line)
 		do_toggle(c, arg[1], arg[2], arg[3]);
 	else if (n == 1 && !strcmp(arg[0], "clear"))
 		do_clear(c);
-	else if (n == 2 && !strcmp(arg[0], "record"))
-		rec_start(c, arg[1]);
+	else if (n == 1 && !strcmp(arg[0], "counts"))
+		do_counts(c);
+	else if ((n == 2 || n == 3) && !strcmp(arg[0], "record"))
+		rec_start(c, arg[1], n == 3 ? arg[2] : NULL);
 	else
 		conn_reply_error(c, -EINVAL, "bad request (verbs: hello, "
 				 "show, switch NAME on|off, toggle SET MODULE "
-				 "on|off, clear, record GLOB, stop)");
+				 "on|off, clear, record GLOB [SET], counts, stop)");
 }

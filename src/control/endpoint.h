@@ -11,6 +11,7 @@
  *   commands.c  the requests: parsing and each verb
  *   render.c    what hello, show, switch and toggle reply (JSON)
  *   stream.c    a recording, streamed to its connection
+ *   counts.c    the counts that ulsmctl top reads
  *   server.c    the thread, start and stop, fork
  *
  * Each uses only those above it in this list (the layer check holds
@@ -56,6 +57,7 @@ struct conn {
 	bool eof;		/* the client sends nothing more */
 	bool recording;		/* stream.c's connection */
 	bool stopping;		/* and its stream is ending */
+	bool counting;		/* it holds the counts (counts.c) */
 };
 
 /* The endpoint's connections (conn.c). */
@@ -116,7 +118,7 @@ void render_module(struct buf *b, const struct ulsm_lsm_module_info *m);
 
 /* --- stream.c ---------------------------------------------------------- */
 
-void rec_start(struct conn *c, const char *glob);
+void rec_start(struct conn *c, const char *glob, const char *set);
 /* The client asked to stop (or closed its side): send the rest, then end. */
 void rec_stop(struct conn *c);
 /* Read what is new in the rings into the recording's connection. */
@@ -127,6 +129,15 @@ int rec_wait_ms(void);
 void rec_drop(struct conn *c);
 /* In a child of fork(): forget the recording, freeing nothing. */
 void rec_forget(void **kept);
+
+/* --- counts.c ---------------------------------------------------------- */
+
+/* One more connection counting (the first attaches): 0 or -errno. */
+int counts_hold(void);
+/* One fewer (the last detaches). */
+void counts_release(void);
+/* The counts now, as JSON (new hook sets counted from now): 0, -EBUSY. */
+int render_counts(struct buf *b);
 
 /* --- sockdir.c --------------------------------------------------------- */
 

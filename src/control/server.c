@@ -56,11 +56,13 @@ static struct {
 
 /* --- the thread -------------------------------------------------------- */
 
-/* Close @c, with its recording. */
+/* Close @c, with its recording and its counts. */
 static void drop(struct conn *c)
 {
 	if (c->recording)
 		rec_drop(c);
+	if (c->counting)
+		counts_release();
 	conn_close(c);
 }
 
@@ -192,9 +194,7 @@ static void *serve(void *unused)
 		sweep();
 		now = ulsm_now_ms();
 		if (now >= srv.usdt_at) {
-			/* The lock busy: the next look. A failure: the same. */
-			if (ulsm_trace_usage_sync(0) < 0)
-				ulsm_clear_error();
+			ulsm_trace_usdt_look();
 			srv.usdt_at = now + USDT_POLL_MS;
 		}
 	}

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "control/endpoint.h"
+#include "base/hook_sets.h"
 #include "trace/trace.h"
 
 #define REC_CHUNK	65536		/* one read of the stream */
@@ -27,8 +28,11 @@
 static struct {
 	struct conn *c;			/* NULL: no recording */
 	struct ulsm_trace_stream *stream;
-	char glob[CTL_GLOB_MAX + 1];
+	char glob[CTL_GLOB_MAX + 1];	/* "": none ("-") */
 	bool attached;			/* this recording enabled the glob */
+	struct ulsm_hook_set *set;	/* a hook set traced for it, or NULL */
+	char hooks[CTL_GLOB_MAX + 16];	/* lsm_hook_<set>, the set's tracepoint */
+	bool hooks_attached;		/* this recording enabled that */
 	bool stopping;			/* after stop: the final reads */
 	struct buf held;		/* the last piece read after stop */
 } rec;
@@ -45,7 +49,80 @@ static void count_tp(void *arg, const struct ulsm_trace_info *i)
 	*matched += !fnmatch(rec.glob, i->name, 0);
 }
 
-void rec_start(struct conn *c, const char *glob)
+struct find_set {
+	const char *name;
+	struct ulsm_hook_set *set;
+};
+
+static void find_set(void *arg, const struct ulsm_lsm_set_info *s)
+{
+	struct find_set *f = arg;
+
+	if (!strcmp(s->name, f->name))
+		f->set = s->set;
+}
+
+static void detach(void)
+{
+	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
+
+	if (rec.attached)
+		ulsm_trace_disable(rec.glob);
+	if (rec.hooks_attached)
+		ulsm_trace_disable(rec.hooks);
+	/* A failure leaves the set traced: the next sync tries again. */
+	if (rec.set && ops && ops->trace(rec.set, false))
+		ulsm_clear_error();
+	rec.attached = rec.hooks_attached = false;
+	rec.set = NULL;
+}
+
+/*
+ * The recorder on @glob ("-": none) and, with @set, on that hook set's
+ * dispatch (traced, and its tracepoint recorded): 0, or a negative errno
+ * with nothing left attached.
+ */
+static int attach(const char *glob, const char *set)
+{
+	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
+	struct find_set f = { set, NULL };
+	int ret;
+
+	rec.glob[0] = '\0';
+	if (strcmp(glob, "-")) {
+		ulsm_clear_error();
+		ret = ulsm_trace_enable(glob);	/* how many, or -errno */
+		if (ret < 0 && ret != -EEXIST)
+			return ret;
+		rec.attached = ret >= 0;
+		snprintf(rec.glob, sizeof(rec.glob), "%s", glob);
+	}
+	if (!set)
+		return 0;
+	if (ops)
+		ops->each_set(find_set, &f);
+	if (!f.set) {
+		detach();
+		return ulsm_error(-ENOENT, "no initialised hook set %s", set);
+	}
+	ulsm_clear_error();
+	ret = ops->trace(f.set, true);
+	if (ret) {
+		detach();
+		return ret;
+	}
+	rec.set = f.set;
+	snprintf(rec.hooks, sizeof(rec.hooks), "lsm_hook_%s", set);
+	ret = ulsm_trace_enable(rec.hooks);
+	if (ret < 0 && ret != -EEXIST) {
+		detach();
+		return ret;
+	}
+	rec.hooks_attached = ret >= 0;
+	return 0;
+}
+
+void rec_start(struct conn *c, const char *glob, const char *set)
 {
 	struct buf j = { .max = CTL_REPLY_MAX };
 	int ret, matched = 0;
@@ -55,9 +132,14 @@ void rec_start(struct conn *c, const char *glob)
 				 "at a time)");
 		return;
 	}
-	if (strlen(glob) > CTL_GLOB_MAX) {
-		conn_reply_error(c, -EINVAL, "the glob is longer than 256 "
-				 "bytes");
+	if (strlen(glob) > CTL_GLOB_MAX || (set && strlen(set) > CTL_GLOB_MAX)) {
+		conn_reply_error(c, -EINVAL, "the glob or the set's name is "
+				 "longer than 256 bytes");
+		return;
+	}
+	if (!strcmp(glob, "-") && !set) {
+		conn_reply_error(c, -EINVAL, "record -: nothing to record "
+				 "(record GLOB [SET])");
 		return;
 	}
 	ulsm_clear_error();
@@ -66,33 +148,26 @@ void rec_start(struct conn *c, const char *glob)
 		conn_reply_error(c, ret, ulsm_last_error());
 		return;
 	}
-	ulsm_clear_error();
-	ret = ulsm_trace_enable(glob);	/* how many it matched, or -errno */
-	if (ret < 0 && ret != -EEXIST) {
+	ret = attach(glob, set);
+	if (ret) {
 		ulsm_trace_stream_close(rec.stream);
 		rec.stream = NULL;
 		conn_reply_error(c, ret, ulsm_last_error());
 		return;
 	}
-	rec.attached = ret >= 0;
-	snprintf(rec.glob, sizeof(rec.glob), "%s", glob);
 	rec.c = c;
 	rec.stopping = false;
 	c->recording = true;
-	ulsm_trace_each(count_tp, &matched, 1000);
+	if (rec.glob[0])
+		ulsm_trace_each(count_tp, &matched, 1000);
 	buf_add(&j, "{\"glob\":", 8);
 	buf_json(&j, glob);
-	buf_printf(&j, ",\"matched\":%d,\"attached\":%s}\n", matched,
+	buf_printf(&j, ",\"matched\":%d,\"attached\":%s,\"hooks\":", matched,
 		   rec.attached ? "true" : "false");
+	buf_json(&j, set);
+	buf_add(&j, "}\n", 2);
 	conn_reply_ok(c, &j);
 	buf_free(&j);
-}
-
-static void detach(void)
-{
-	if (rec.attached)
-		ulsm_trace_disable(rec.glob);
-	rec.attached = false;
 }
 
 /* The recording is over: its connection serves requests again. */

@@ -72,6 +72,7 @@ struct hook_view {
 	unsigned int slots;
 	unsigned int k;			/* slots on */
 	int last;			/* the last slot on, or -1 */
+	bool traced;			/* R jumps to the traced walk */
 	bool on[MAX_SLOTS];
 	const void *fn[MAX_SLOTS];
 };
@@ -123,6 +124,7 @@ static void view_now(const struct ulsm_hook_entry *e, struct hook_view *v)
 		v->on[i] = s->active->key.enabled > 0;
 		v->fn[i] = s->key->func;
 	}
+	v->traced = e->trace_key && e->trace_key->key.enabled > 0;
 	view_finish(v);
 }
 
@@ -155,6 +157,14 @@ static int role_insn(const struct ulsm_hook_entry *e, const struct hook_view *v,
 	unsigned int slot = ROLE_SLOT(role);
 
 	if (role == ROLE_R) {
+		/*
+		 * Traced: to the traced walk, whatever the slots (it reads
+		 * them itself). Any mix of old and new sites is still a
+		 * valid walk: only R changes when tracing does.
+		 */
+		if (v->traced && e->traced)
+			return arch_encode_branch(site, (uintptr_t)e->traced,
+						  true, out);
 		if (v->k == 1)
 			return arch_encode_branch(site, slot_target(e, v,
 					(unsigned int)v->last, site), true, out);
@@ -394,6 +404,43 @@ int ulsm_lsm_plan_queue_entries(const struct slot_plan *p,
 			if (!ret)
 				ret = queue_change(b, role_addr(e, r), &o, &n);
 		}
+	}
+	return ret;
+}
+
+/*
+ * Add to @b each entry's R site as tracing @on asks (the traced walk, or
+ * what the slots say): the rest of an entry does not depend on it.
+ */
+int ulsm_lsm_plan_queue_trace(struct ulsm_hook_set *set, bool on,
+			      struct ulsm_txn *b)
+{
+	int ret = 0;
+
+	if (!set->entries)
+		return 0;
+	for (size_t h = 0; h < set->nhooks && !ret; h++) {
+		const struct ulsm_hook_entry *e = &set->entries[h];
+		struct hook_view old, new;
+		struct ulsm_insn o, n;
+
+		if (!e->map || !e->traced)
+			continue;
+		view_now(e, &old);
+		new = old;
+		new.traced = on;
+		if (old.traced == new.traced)
+			continue;
+		if (!entry_registered(e))
+			return ulsm_error(-EILSEQ, "set %s: the entry of hook "
+					  "%s was refused at registration: it "
+					  "cannot be traced", set->name,
+					  hook_name(e));
+		ret = role_insn(e, &old, ROLE_R, &o);
+		if (!ret)
+			ret = role_insn(e, &new, ROLE_R, &n);
+		if (!ret)
+			ret = queue_change(b, role_addr(e, ROLE_R), &o, &n);
 	}
 	return ret;
 }

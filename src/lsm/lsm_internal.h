@@ -79,6 +79,8 @@ struct ulsm_lsm_state {
 	bool arriving;			/* a module's init runs (bring-up) */
 	bool blobs_fixed;		/* init is over: no more blob space */
 	bool exiting;			/* exit() has begun */
+	bool traced;			/* its dispatch is traced (trace.c) */
+	unsigned int trace_holders;	/* recordings and counts that want it */
 	struct lsm_position *pos;	/* in order of keys */
 	size_t npos, cappos;
 	struct lsm_info *modules;	/* registration order */
@@ -133,6 +135,24 @@ int ulsm_lsm_toggle_report(struct ulsm_hook_set *set, const char *name,
 			   void (*fn)(void *arg,
 				      const struct ulsm_lsm_module_info *),
 			   void *arg);
+/* Each entry's R site as tracing @on asks, in @b (dispatch.c). */
+int ulsm_lsm_plan_queue_trace(struct ulsm_hook_set *set, bool on,
+			      struct ulsm_txn *b);
+
+/*
+ * Tracing a set's dispatch (trace.c): wanted while a recording or a count
+ * holds it (@on: one more holder; off: one fewer), or a USDT tracer
+ * listens at the set's tracepoint; ulsm_lsm_trace_sync() looks at every
+ * set's semaphore. 0 or a negative errno (nothing changed).
+ */
+int ulsm_lsm_trace_sync_set(struct ulsm_hook_set *set);
+/* Each module's calls and refusals while traced; framework lock taken. */
+void ulsm_lsm_trace_counts(struct ulsm_hook_set *set,
+			   void (*fn)(void *arg, const char *module,
+				      unsigned long calls,
+				      unsigned long refusals),
+			   void *arg);
+
 /*
  * Try again the departures of modules that could not leave when their
  * object was unloaded (plugins.c): 0 when none is left waiting, or the

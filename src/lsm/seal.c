@@ -103,6 +103,24 @@ static int each_set(void (*fn)(void *arg, const struct ulsm_lsm_set_info *),
 	return (int)n;
 }
 
+/* Each claimed set traced, or not, as its tracepoint's tracers ask. */
+static int trace_sync(void)
+{
+	struct ulsm_hook_set *sets[64];
+	size_t n = ulsm_lsm_sets(sets, ARRAY_SIZE(sets));
+	int ret = 0;
+
+	if (n > ARRAY_SIZE(sets))
+		n = ARRAY_SIZE(sets);
+	for (size_t i = 0; i < n; i++) {
+		int r = ulsm_lsm_trace_sync_set(sets[i]);
+
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
 /*
  * What the control endpoint may ask of the framework: registered with the
  * first claimed set, so that it calls none of these by name.
@@ -111,6 +129,9 @@ static const struct ulsm_lsm_ops framework_ops = {
 	.each_set = each_set,
 	.each_module = ulsm_lsm_each_module,
 	.toggle = ulsm_lsm_toggle_report,
+	.trace = ulsm_lsm_trace,
+	.trace_sync = trace_sync,
+	.trace_counts = ulsm_lsm_trace_counts,
 };
 
 /* The refusal's words for a key of a claimed set (ulsm_claims_describe). */

@@ -11,6 +11,7 @@
 
 #include "base/base.h"
 #include "trace/clock.h"
+#include <ulsm/tracepoint.h>
 
 #define ANCHOR_MIN_NS	2000000u	/* the rate, measured over 2 ms at least */
 #define PAIR_TRIES	5
@@ -111,4 +112,13 @@ void ulsm_trace_clock_map_now(struct ulsm_trace_clock_map *m)
 		m->ns_per_tick = 0;	/* no time passed: every event now */
 	if (!m->ns_per_tick)
 		m->ns0 = ns;
+}
+
+ULSM_API unsigned long long ulsm__trace_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull +
+	       (unsigned long long)ts.tv_nsec;
 }

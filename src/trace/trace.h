@@ -102,6 +102,11 @@ void ulsm_trace_count_end(void);
 
 /* ULSM_USDT=1: a thread that looks every 100 ms (usdt.c; start-up). */
 void ulsm_trace_usdt_from_env(void);
+/*
+ * One look at the USDT semaphores: the tracepoints' own probes, and the
+ * hook sets traced for a tracer at their tracepoint (usdt.c).
+ */
+void ulsm_trace_usdt_look(void);
 
 /*
  * The tracepoint lock's fork handlers (src/init.c registers them, first

@@ -1061,13 +1061,6 @@ int ulsm_trace_usage_sync(int wait_ms)
 	return usage_sync_locked();
 }
 
-ULSM_API int ulsm_trace_usdt_poll(void)
-{
-	int ret = ulsm_trace_usage_sync(-1);
-
-	return ret < 0 ? ret : 0;
-}
-
 int ulsm_trace_count_begin(void)
 {
 	int ret;

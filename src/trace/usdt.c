@@ -17,9 +17,35 @@
 #include <time.h>
 
 #include "base/base.h"
+#include "base/hook_sets.h"
 #include "trace/trace.h"
 
 #define USDT_POLL_MS	100
+
+/*
+ * One look: each tracepoint's own probe, then the hook sets whose
+ * tracepoint a tracer listens at (through the framework's table). A
+ * busy lock, or a failure: the next look tries again.
+ */
+void ulsm_trace_usdt_look(void)
+{
+	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
+
+	if (ulsm_trace_usage_sync(0) < 0)
+		ulsm_clear_error();
+	if (ops && ops->trace_sync())
+		ulsm_clear_error();
+}
+
+ULSM_API int ulsm_trace_usdt_poll(void)
+{
+	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
+	int ret = ulsm_trace_usage_sync(-1);
+
+	if (ret >= 0 && ops)
+		ret = ops->trace_sync();
+	return ret < 0 ? ret : 0;
+}
 
 static void *watch(void *unused)
 {
@@ -27,9 +53,7 @@ static void *watch(void *unused)
 	for (;;) {
 		nanosleep(&(struct timespec){ 0, USDT_POLL_MS * 1000000L },
 			  NULL);
-		/* The lock busy: the next look; a failure: the same. */
-		if (ulsm_trace_usage_sync(0) < 0)
-			ulsm_clear_error();
+		ulsm_trace_usdt_look();
 	}
 	return NULL;
 }
