@@ -168,7 +168,11 @@ BENCH_CHARTS	:= static workload hooks update tracepoint
 # bench_target); bench/targets.sh prints them all at the end.
 BENCH_TARGETS	:= $(abspath $(BUILD))/bench/targets.tsv
 BT_ENV		:= BENCH_TARGETS=$(BENCH_TARGETS)
-bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_tracepoint $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload $(BUILD)/bench/bench_update $(BA_BINS)
+# Tracing a hook set's dispatch, per module, beside the untraced dispatch.
+$(BUILD)/bench/bench_hook_trace: BENCH_FLAGS += -Ibench
+$(BUILD)/bench/bench_hook_trace: bench/ht_hook_defs.h
+
+bench: $(BUILD)/bench/bench_hook_trace $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_tracepoint $(BUILD)/bench/bench_static_key $(BUILD)/bench/bench_static_call $(BUILD)/bench/bench_workload $(BUILD)/bench/bench_hooks $(BUILD)/bench/bench_hooks-nodebug $(BUILD)/bench/bench_unload $(BUILD)/bench/bench_update $(BA_BINS)
 	@mkdir -p $(dir $(BENCH_TARGETS)) && rm -f $(BENCH_TARGETS)
 	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_updaters $(BENCH_ARGS)
 	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_update $(BENCH_ARGS) --json $(BUILD)/bench/update.json --plot $(BUILD)/bench/update
@@ -185,6 +189,7 @@ bench: $(BUILD)/bench/bench_updaters $(BUILD)/bench/bench_tracepoint $(BUILD)/be
 	@for b in $(BA_BINS); do $(BT_ENV) $(EMU) $$b $(BENCH_ARGS) || exit 1; done
 	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_tracepoint $(BENCH_ARGS) --json $(BUILD)/bench/tracepoint.json --plot $(BUILD)/bench/tracepoint
 	$(if $(HAVE_LTTNG),$(BT_ENV) bench/lttng/session.sh $(BUILD)/bench/bench_tracepoint $(BENCH_ARGS) --json $(BUILD)/bench/tracepoint-lttng.json)
+	$(BT_ENV) $(EMU) $(BUILD)/bench/bench_hook_trace $(BENCH_ARGS) --json $(BUILD)/bench/hook_trace.json
 	@for c in $(BENCH_CHARTS); do \
 		if command -v gnuplot >/dev/null 2>&1; then \
 			gnuplot $(BUILD)/bench/$$c.gp && echo "chart: $(BUILD)/bench/$$c.png"; \

@@ -38,6 +38,15 @@
  *              cycle counter alone    rdtsc (x86-64), cntvct_el0
  *                                       (aarch64): the recorder's clock
  *                                       read, the floor of an event
+ *              ulsm USDT probe, no    trace_tpb_usdt(i, tag) with the
+ *              tracer                   tracepoint's own USDT probe
+ *                                       attached, as while a tracer
+ *                                       listens, but no uprobe on its
+ *                                       NOP: what the program pays
+ *                                       besides the tracer's trap
+ *              ulsm counted (top)     trace_tpb_count(i, tag), the same
+ *                                       probe counting its hits, as
+ *                                       while ulsmctl top runs
  *              ulsm recorder          trace_tpb_rec(i, tag) with the
  *                                       built-in recorder attached
  *                                       (ulsm_trace_enable): different
@@ -122,6 +131,8 @@
 DEFINE_TRACEPOINT(tpb_off, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DEFINE_TRACEPOINT(tpb_on, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DEFINE_TRACEPOINT(tpb_rec, TP_PROTO(long a, long b), TP_ARGS(a, b));
+DEFINE_TRACEPOINT(tpb_usdt, TP_PROTO(long a, long b), TP_ARGS(a, b));
+DEFINE_TRACEPOINT(tpb_count, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DEFINE_TRACEPOINT(tpb_two, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DEFINE_TRACEPOINT(tpb_three, TP_PROTO(long a, long b), TP_ARGS(a, b));
 
@@ -405,6 +416,29 @@ static bench_loop void loop_direct_locked(unsigned long n)
 	}
 }
 
+/* The USDT probe's own count of its hits (its data). */
+static unsigned long usdt_hits, usdt_before;
+
+static bench_loop void loop_ulsm_usdt(unsigned long n)
+{
+	long tag = run_tag;
+
+	for (unsigned long i = 0; i < n; i++) {
+		__asm__ volatile("");
+		trace_tpb_usdt((long)i, tag);
+	}
+}
+
+static bench_loop void loop_ulsm_count(unsigned long n)
+{
+	long tag = run_tag;
+
+	for (unsigned long i = 0; i < n; i++) {
+		__asm__ volatile("");
+		trace_tpb_count((long)i, tag);
+	}
+}
+
 static bench_loop void loop_ulsm_rec(unsigned long n)
 {
 	long tag = run_tag;
@@ -544,6 +578,36 @@ static int check_on(unsigned long iters)
 	return 0;
 }
 
+static int prepare_usdt(void)
+{
+	usdt_before = __atomic_load_n(&usdt_hits, __ATOMIC_RELAXED);
+	return prepare_run();
+}
+
+/* The USDT probe alone counts nothing: it is the one attached. */
+static int check_usdt(unsigned long iters)
+{
+	const struct ulsm_tp_funcs *f = ULSM__TP(tpb_usdt).funcs;
+
+	(void)iters;
+	if (!static_key_enabled(ULSM__TP(tpb_usdt).key) || !f || f->n != 1 ||
+	    f->probes[0].func != ULSM__TP(tpb_usdt).usdt)
+		return fail("ulsm USDT probe", "not the one probe attached");
+	return 0;
+}
+
+static int check_count(unsigned long iters)
+{
+	char why[120];
+	unsigned long got = __atomic_load_n(&usdt_hits, __ATOMIC_RELAXED) -
+			    usdt_before;
+
+	if (got == iters)
+		return 0;
+	snprintf(why, sizeof(why), "counted %lu hits (want %lu)", got, iters);
+	return fail("ulsm USDT probe", why);
+}
+
 /* Each of the first @k probes of the several: this run's calls, in full. */
 static int check_several(unsigned long iters, int k)
 {
@@ -574,7 +638,7 @@ static int check_three(unsigned long iters)
 
 /*
  * The recorder's events are in its file, which ulsm_trace_write() writes
- * (format: docs/tracepoints.md, version 2: a header, then records). The
+ * (format: docs/tracepoints.md, version 3: a header, then records). The
  * ring keeps the last 16384 events (ULSM_TRACE_BUF), so the check reads
  * this thread's events and wants its newest min(iters, events) events to
  * be tpb_rec's, this run's tag, and the iterations up to the last, in
@@ -644,7 +708,7 @@ static int check_rec(unsigned long iters)
 	if (!f)
 		return fail("ulsm recorder", strerror(errno));
 	if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "ULSMTRC1", 8) ||
-	    read_u32(f, &version) || version != 2 || read_u32(f, &pid) ||
+	    read_u32(f, &version) || version != 3 || read_u32(f, &pid) ||
 	    read_u32(f, &len) || fseek(f, len, SEEK_CUR))
 		goto bad;
 	for (;;) {
@@ -659,7 +723,7 @@ static int check_rec(unsigned long iters)
 			    read_u32(f, &nlen) || read_u32(f, &alen) ||
 			    nlen >= sizeof(name) ||
 			    fread(name, 1, nlen, f) != nlen ||
-			    fseek(f, alen, SEEK_CUR))
+			    fseek(f, (long)alen + nargs, SEEK_CUR))
 				goto bad;
 			name[nlen] = '\0';
 			if (!strcmp(name, "tpb_rec"))
@@ -762,8 +826,8 @@ static int check_lttng_on(unsigned long iters)
 #endif
 
 enum { E_EMPTY, E_FLAG, E_ULSM, E_LTTNG, E_COUNT };
-enum { O_DIRECT, O_ULSM, O_NOLOCK, O_LOCKED, O_CLOCK, O_COUNTER, O_REC,
-       O_COUNT };
+enum { O_DIRECT, O_ULSM, O_NOLOCK, O_LOCKED, O_CLOCK, O_COUNTER, O_USDT,
+       O_COUNTED, O_REC, O_COUNT };
 enum { L_DIRECT, L_ULSM, L_CLOCK, L_REC, L_LTTNG, L_COUNT };
 enum { S_DIRECT2, S_ULSM2, S_DIRECT3, S_ULSM3, S_COUNT };
 
@@ -814,6 +878,12 @@ static struct bench_cand on_c[O_COUNT] = {
 	[O_COUNTER] = { .name = "cycle counter alone (ref.)",
 			.run = loop_counter, .prepare = prepare_counter,
 			.check = check_counter },
+	[O_USDT] = { .name = "ulsm USDT probe, no tracer",
+		     .run = loop_ulsm_usdt, .prepare = prepare_run,
+		     .check = check_usdt },
+	[O_COUNTED] = { .name = "ulsm counted (top)",
+			.run = loop_ulsm_count, .prepare = prepare_usdt,
+			.check = check_count },
 	[O_REC] = { .name = "ulsm recorder (records)", .run = loop_ulsm_rec,
 		    .prepare = prepare_run, .check = check_rec },
 };
@@ -1233,6 +1303,18 @@ static int setup_probes(void)
 		fprintf(stderr, PROG ": several probes: the iterator's slots "
 			"are not in use\n");
 		return -EPROTO;
+	}
+	/* What the library attaches while a USDT tracer listens. */
+	ret = tracepoint_probe_register(&ULSM__TP(tpb_usdt),
+					ULSM__TP(tpb_usdt).usdt, NULL);
+	if (!ret)
+		ret = tracepoint_probe_register(&ULSM__TP(tpb_count),
+						ULSM__TP(tpb_count).usdt,
+						&usdt_hits);
+	if (ret) {
+		fprintf(stderr, PROG ": the USDT probe: %s (%s)\n",
+			strerror(-ret), ulsm_last_error());
+		return ret;
 	}
 	ret = ulsm_trace_enable("tpb_rec");
 	if (ret != 1) {

@@ -10,6 +10,8 @@
  *   tpb_off   never has a probe: the OFF candidates' NOP
  *   tpb_on    one probe, a counting function (register_trace_tpb_on)
  *   tpb_rec   the built-in recorder (ulsm_trace_enable("tpb_rec"))
+ *   tpb_usdt  its own USDT probe attached, with no tracer
+ *   tpb_count the same probe counting hits (ulsmctl top)
  */
 #ifndef BENCH_TP_BENCH_H
 #define BENCH_TP_BENCH_H
@@ -19,6 +21,8 @@
 DECLARE_TRACEPOINT(tpb_off, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DECLARE_TRACEPOINT(tpb_on, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DECLARE_TRACEPOINT(tpb_rec, TP_PROTO(long a, long b), TP_ARGS(a, b));
+DECLARE_TRACEPOINT(tpb_usdt, TP_PROTO(long a, long b), TP_ARGS(a, b));
+DECLARE_TRACEPOINT(tpb_count, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DECLARE_TRACEPOINT(tpb_two, TP_PROTO(long a, long b), TP_ARGS(a, b));
 DECLARE_TRACEPOINT(tpb_three, TP_PROTO(long a, long b), TP_ARGS(a, b));
 

@@ -262,14 +262,14 @@ typedef long ulsm__guard_fn(long, long, long, long, long, long);
 		SET##_lsm_default_##HOOK;				\
 	for (unsigned int ulsm__i = 0; ulsm__i < MAX_LSM_COUNT; ulsm__i++) { \
 		ULSM__TRACED_SLOT(SET, HOOK, ulsm__i);			\
-		__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__r =	\
+		__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__tr_r =	\
 			ulsm__hl->hook.HOOK(__VA_ARGS__);		\
-		int ulsm__d = ulsm__r != SET##_lsm_default_##HOOK;	\
+		int ulsm__d = ulsm__tr_r != SET##_lsm_default_##HOOK;	\
 									\
 		SET##_lsm_trace_step(SET##_hook_idx_##HOOK, ulsm__i,	\
-				     (long)ulsm__r, ulsm__t0, ulsm__d);	\
+				     (long)ulsm__tr_r, ulsm__t0, ulsm__d); \
 		if (ulsm__d) {						\
-			ulsm__trc = ulsm__r;				\
+			ulsm__trc = ulsm__tr_r;				\
 			break;						\
 		}							\
 	}								\

@@ -139,6 +139,7 @@ struct usage {
 	struct ulsm_tracepoint *tp;
 	unsigned long hits;
 	bool attached;
+	void *data;		/* attached with: &hits (counting) or NULL */
 	struct usage *next;
 };
 static struct usage *usages;
@@ -978,35 +979,55 @@ static bool usage_wanted(const struct ulsm_tracepoint *tp)
 }
 
 /*
- * Attach or detach each tracepoint's own probe as usage_wanted() says,
- * in one update (and one grace period, for those detached). Lock held on
- * entry; released. Return how many changed, or a negative errno (none
- * did).
+ * The data it should be attached with: its counter while hits are
+ * counted; else none, so that a USDT tracer's hits cost no atomic
+ * increment (6.1 ns a hit with it here, 1.7 without: docs/performance.md).
+ */
+static void *usage_data(struct usage *u)
+{
+	return counting ? &u->hits : NULL;
+}
+
+static bool usage_changes(const struct ulsm_tracepoint *tp)
+{
+	struct usage *u = usage_of(tp);
+	bool want = usage_wanted(tp);
+
+	if (!u)
+		return want;
+	return want != u->attached || (want && u->data != usage_data(u));
+}
+
+/*
+ * Attach, detach or re-attach (with other data) each tracepoint's own
+ * probe as usage_wanted() and usage_data() say, in one update (and one
+ * grace period, for those detached or re-attached). Lock held on entry;
+ * released. Return how many changed, or a negative errno (none did).
  */
 static int usage_sync_locked(void)
 {
 	unsigned long removals_then;
 	struct change *c = NULL;
-	bool detached = false;
-	int n = 0, ret = 0;
+	bool removed = false;
+	int n = 0, max = 0, ret = 0;
 
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
-		struct usage *u = usage_of(tp);
-
-		n += usage_wanted(tp) != (u && u->attached);
-	}
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
+		max += usage_changes(tp);
+	n = max;
 	if (n)
 		c = ulsm_calloc((size_t)n, sizeof(*c));
 	if (n && !c)
 		ret = ulsm_error(-ENOMEM, "tracepoints: no memory to attach "
 				 "or detach their own probes");
 	n = 0;
-	for (struct ulsm_tracepoint *tp = tracepoints; c && tp && !ret;
-	     tp = tp->next) {
+	/* A semaphore that changed since is for the next look. */
+	for (struct ulsm_tracepoint *tp = tracepoints; c && tp && !ret &&
+	     n < max; tp = tp->next) {
 		struct usage *u = usage_of(tp);
-		bool want = usage_wanted(tp);
+		struct ulsm_tp_probe p;
+		int old = -1;
 
-		if (want == (u && u->attached))
+		if (!usage_changes(tp))
 			continue;
 		if (!u) {
 			u = ulsm_calloc(1, sizeof(*u));
@@ -1019,16 +1040,13 @@ static int usage_sync_locked(void)
 			u->next = usages;
 			usages = u;
 		}
-		if (want) {
-			struct ulsm_tp_probe p = { tp->usdt, &u->hits };
-
-			ret = plan(&c[n], tp, -1, &p);
-		} else {
-			ret = plan(&c[n], tp, find(funcs_of(tp),
-				   (struct ulsm_tp_probe){ tp->usdt, &u->hits }),
-				   NULL);
-			detached = true;
+		if (u->attached) {
+			old = find(funcs_of(tp),
+				   (struct ulsm_tp_probe){ tp->usdt, u->data });
+			removed = true;
 		}
+		p = (struct ulsm_tp_probe){ tp->usdt, usage_data(u) };
+		ret = plan(&c[n], tp, old, usage_wanted(tp) ? &p : NULL);
 		if (!ret)
 			n++;
 	}
@@ -1039,11 +1057,12 @@ static int usage_sync_locked(void)
 	for (int i = 0; !ret && i < n; i++) {
 		struct usage *u = usage_of(c[i].tp);
 
-		u->attached = !u->attached;
+		u->attached = usage_wanted(c[i].tp);
+		u->data = u->attached ? usage_data(u) : NULL;
 	}
 	removals_then = removals;
 	pthread_mutex_unlock(&trace_lock);
-	if (!ret && n && finish(c, n, removals_then, detached))
+	if (!ret && n && finish(c, n, removals_then, removed))
 		ulsm_clear_error();	/* done; old arrays are kept */
 	ulsm_free(c);
 	return ret ? ret : n;

@@ -113,7 +113,7 @@ static int wait_sem(sem_t *s, int ms)
 	return 0;
 }
 
-static int fork_after_free(void)
+__attribute__((unused)) static int fork_after_free(void)
 {
 	pid_t me = getpid(), child;
 	int fd, status;
