@@ -201,6 +201,12 @@ t_layers_DEPS	:= $(LIB_OBJS)
 # the control demo.
 t_trace_tool_DEPS := $(BUILD)/ulsm-trace $(BUILD)/examples/trace/trace_demo
 t_ulsmctl_DEPS	:= $(BUILD)/ulsmctl $(BUILD)/ulsm-trace $(BUILD)/examples/control/control_demo
+# trace/: bpftrace on a running program's USDT probes (as root), a server
+# of its own with a tracepoint and a hook set.
+t_usdt_DEPS	:= $(BUILD)/tests/usdt_server $(BUILD)/ulsmctl
+$(BUILD)/tests/usdt_server: tests/trace/usdt_server.c tests/trace/usdt_hook_defs.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests/trace $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 # apr/: an installed libulsm-apr, used as the README says: the test runs
 # make install into a temporary PREFIX with this build's variables.
 # (@MAKE@ only here: make -n runs a recipe that names $(MAKE).)
