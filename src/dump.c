@@ -228,6 +228,21 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 			"below)\n", slots);
 }
 
+/* A module as show lists it: its place in the order is the same. */
+static void dump_module(void *arg, const struct ulsm_lsm_module_info *m)
+{
+	fprintf(arg, " %s (%s%s", m->name, m->state,
+		!strcmp(m->state, "active") && !m->on ? ", toggled off" : "");
+	if (m->position)
+		fprintf(arg, ", #%d", m->position);
+	fprintf(arg, ")");
+}
+
+static void dump_expected(void *arg, const char *name)
+{
+	fprintf(arg, " %s", name);
+}
+
 static void show_set(FILE *f, struct ulsm_hook_set *set)
 {
 	struct ulsm_lsm_state *st = set->state;
@@ -251,18 +266,10 @@ static void show_set(FILE *f, struct ulsm_hook_set *set)
 		return;
 	fprintf(f, "  active, in order: %s\n",
 		st->list && *st->list ? st->list : "(none)");
-	fprintf(f, "  modules:");
-	for (struct lsm_info *m = st->modules; m; m = m->next) {
-		size_t pos = 0;
-
-		while (pos < st->nordered && st->ordered[pos] != m)
-			pos++;
-		fprintf(f, " %s (%s", m->name,
-			ulsm_lsm_state_name(m->ulsm_state));
-		if (pos < st->nordered)
-			fprintf(f, ", #%zu", pos + 1);
-		fprintf(f, ")");
-	}
+	fprintf(f, "  modules, in order:");
+	ulsm_lsm_each_module(set, dump_module, f);
+	fprintf(f, "\n  expected, not loaded:");
+	ulsm_lsm_each_expected(set, dump_expected, f);
 	fprintf(f, "\n  slots (module, \"(off)\" when toggled off, "
 		"\"[guard]\" when called through its guard; hooks with no "
 		"module left out):\n");

@@ -37,6 +37,9 @@ struct ulsm_lsm_module_info {
  *               module, @fn gets the module as the change left it, under
  *               the framework lock, before the grace period that turning
  *               it off waits for (@fn may be NULL)
+ * @each_expected: each name the order of @set lists whose module is not
+ *               loaded (a plug-in to come), framework lock held by the
+ *               caller
  * @trace:       trace @set's dispatch (@on: one more holder; off: one
  *               fewer) (src/lsm/trace.c)
  * @trace_sync:  trace the sets at whose tracepoint a USDT tracer listens,
@@ -56,6 +59,9 @@ struct ulsm_lsm_ops {
 		      void (*fn)(void *arg,
 				 const struct ulsm_lsm_module_info *),
 		      void *arg);
+	void (*each_expected)(struct ulsm_hook_set *set,
+			      void (*fn)(void *arg, const char *name),
+			      void *arg);
 	int (*trace)(struct ulsm_hook_set *set, bool on);
 	int (*trace_sync)(void);
 	void (*trace_counts)(struct ulsm_hook_set *set,

@@ -86,10 +86,19 @@ static void show_module(void *arg, const struct ulsm_lsm_module_info *m)
 	buf_json(l->b, m->name);
 	buf_add(l->b, ",\"state\":", 9);
 	buf_json(l->b, m->state);
-	buf_printf(l->b, ",\"position\":%d,\"on\":%s,\"reason\":",
-		   m->position, m->on ? "true" : "false");
+	buf_printf(l->b, ",\"position\":%d,\"place\":%d,\"on\":%s,"
+		   "\"reason\":", m->position, m->position,
+		   m->on ? "true" : "false");
 	buf_json(l->b, m->reason);
 	buf_add(l->b, "}", 1);
+}
+
+static void show_expected(void *arg, const char *name)
+{
+	struct json_list *l = arg;
+
+	sep(l);
+	buf_json(l->b, name);
 }
 
 static void show_set(void *arg, const struct ulsm_lsm_set_info *s)
@@ -105,6 +114,9 @@ static void show_set(void *arg, const struct ulsm_lsm_set_info *s)
 		   s->toggle_allowed ? "true" : "false",
 		   s->unloadable ? "true" : "false");
 	ulsm_lsm_ops()->each_module(s->set, show_module, &ml);
+	buf_add(l->b, "],\"expected\":[", 14);
+	ml.n = 0;
+	ulsm_lsm_ops()->each_expected(s->set, show_expected, &ml);
 	buf_add(l->b, "]}", 2);
 }
 

@@ -92,6 +92,8 @@ struct ulsm_lsm_state {
 	char **shown;			/* every list ulsm_lsm_list() gave */
 	size_t nshown;
 	struct ulsm_lsm_note *notes;	/* why modules are not active */
+	char **texts;			/* every note's text, kept (notes.c) */
+	size_t ntexts;
 };
 
 /* --- the framework lock and state (state.c) -------------------- */
@@ -161,6 +163,17 @@ void ulsm_lsm_trace_counts(struct ulsm_hook_set *set,
 int ulsm_lsm_finish_departures(void);
 /* The child of fork(): no thread tries them (plugins.c). */
 void ulsm_lsm_leaving_fork_child(void);
+
+/* Modules the order lists that are not loaded (a plug-in to come). */
+void ulsm_lsm_each_expected(struct ulsm_hook_set *set,
+			    void (*fn)(void *arg, const char *name), void *arg);
+/* @name's place in the order, from 1; 0: none (place.c). */
+int ulsm_lsm_place_of(struct ulsm_lsm_state *st, const char *name);
+/* The set's list of modules, made anew (place.c). Framework lock held. */
+void ulsm_lsm_list_refresh(struct ulsm_hook_set *set);
+/* Active module @m toggled off: it owns slots, none on (state.c). */
+bool ulsm_lsm_module_toggled_off(const struct ulsm_hook_set *set,
+				 const struct lsm_info *m);
 
 /* What the table says of module @m of @set. Framework lock held. */
 void ulsm_lsm_module_info(struct ulsm_hook_set *set, struct lsm_info *m,

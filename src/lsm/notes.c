@@ -19,8 +19,37 @@
 struct ulsm_lsm_note {
 	struct ulsm_lsm_note *next;
 	char *name;
-	char why[384];
+	const char *why;	/* a kept text (keep_text) */
 };
+
+/*
+ * A note's text, kept for the set's life once it was written: a reason
+ * that ulsm_lsm_module_reason() gave stays the text it was, however the
+ * module's note changes after (a departure finished later, by another
+ * thread) or goes. Texts that are the same share one copy, so a set
+ * keeps as many as it had different reasons. Framework lock held.
+ */
+static const char *keep_text(struct ulsm_lsm_state *st, const char *text)
+{
+	size_t len = strlen(text) + 1;
+	char **v, *copy;
+
+	for (size_t i = st->ntexts; i-- > 0;)
+		if (!strcmp(st->texts[i], text))
+			return st->texts[i];
+	copy = ulsm_malloc(len);
+	if (!copy)
+		return NULL;
+	memcpy(copy, text, len);
+	v = ulsm_reallocarray(st->texts, st->ntexts + 1, sizeof(*v));
+	if (!v) {
+		ulsm_free(copy);
+		return NULL;
+	}
+	v[st->ntexts++] = copy;
+	st->texts = v;
+	return copy;
+}
 
 static struct ulsm_lsm_note *note_find(struct ulsm_lsm_state *st,
 				       const char *name)
@@ -36,6 +65,7 @@ void ulsm_lsm_note(struct ulsm_hook_set *set, const char *name, bool loud,
 {
 	struct ulsm_lsm_state *st = set->state;
 	struct ulsm_lsm_note *n = note_find(st, name);
+	char why[384];
 	va_list ap;
 
 	if (!n) {
@@ -54,20 +84,18 @@ void ulsm_lsm_note(struct ulsm_hook_set *set, const char *name, bool loud,
 			st->notes = n;
 		}
 	}
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
 	if (n) {
-		va_start(ap, fmt);
-		vsnprintf(n->why, sizeof(n->why), fmt, ap);
-		va_end(ap);
-	}
-	if (loud || ulsm_debugging) {
-		char why[384];
+		const char *kept = keep_text(st, why);
 
-		va_start(ap, fmt);
-		vsnprintf(why, sizeof(why), fmt, ap);
-		va_end(ap);
+		/* No memory for it: the message still goes out, below. */
+		n->why = kept ? kept : "(no memory for the reason)";
+	}
+	if (loud || ulsm_debugging)
 		ulsm_report("set %s: module %s is not active: %s", set->name,
 			    name, why);
-	}
 }
 
 void ulsm_lsm_note_clear(struct ulsm_hook_set *set, const char *name)

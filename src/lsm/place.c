@@ -90,6 +90,27 @@ static bool active(struct ulsm_lsm_state *st, const char *name)
 	return m && m->ulsm_state == MOD_ACTIVE;
 }
 
+/* Active and dispatching: what ulsm_lsm_list() shows (toggled off: not). */
+static bool listed(const struct ulsm_hook_set *set, struct lsm_info *m)
+{
+	return m && m->ulsm_state == MOD_ACTIVE &&
+	       !ulsm_lsm_module_toggled_off(set, m);
+}
+
+int ulsm_lsm_place_of(struct ulsm_lsm_state *st, const char *name)
+{
+	int place = 0;
+
+	for (size_t i = 0; i < st->npos; i++) {
+		if (st->pos[i].cls == POS_REMOVED)
+			continue;
+		place++;
+		if (!strcmp(st->pos[i].name, name))
+			return place;
+	}
+	return 0;
+}
+
 /*
  * Whether ulsm_lsm_init() is about to bring @name's module up: it is
  * ordered, and neither disabled nor a second exclusive module (which its
@@ -245,14 +266,28 @@ void ulsm_lsm_list_write(struct ulsm_hook_set *set, char *s)
 	size_t at = 0;
 
 	for (size_t i = 0; i < st->npos; i++)
-		if (st->pos[i].cls != POS_REMOVED && active(st, st->pos[i].name))
+		if (st->pos[i].cls != POS_REMOVED &&
+		    listed(set, module_named(st, st->pos[i].name)))
 			list_put(s, &at, st->pos[i].name);
 	/* Without memory for their places, in registration order. */
 	for (struct lsm_info *m = st->modules; m; m = m->next)
-		if (m->ulsm_state == MOD_ACTIVE &&
-		    !ulsm_lsm_position_of(st, m->name))
+		if (listed(set, m) && !ulsm_lsm_position_of(st, m->name))
 			list_put(s, &at, m->name);
 	s[at] = '\0';
+}
+
+/*
+ * The set's list made anew (a module came, went, or was toggled); without
+ * memory, the old one stays: stale, never wrong memory.
+ */
+void ulsm_lsm_list_refresh(struct ulsm_hook_set *set)
+{
+	char *list = ulsm_lsm_list_build(set);
+
+	if (!list)
+		return;
+	ulsm_free(set->state->list);
+	set->state->list = list;
 }
 
 char *ulsm_lsm_list_build(struct ulsm_hook_set *set)

@@ -17,19 +17,6 @@
 
 #include "lsm_internal.h"
 
-/*
- * The list of active modules after a module left (the arrival's side,
- * the bring-up, is in order.c: init and late modules share it).
- */
-static void list_update(struct ulsm_hook_set *set)
-{
-	char *list = ulsm_lsm_list_build(set);
-
-	if (!list)
-		return;		/* the old list stays: stale, never wrong memory */
-	ulsm_free(set->state->list);
-	set->state->list = list;
-}
 
 /* --- leaving ------------------------------------------------------------ */
 
@@ -171,7 +158,7 @@ static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
 		goto failed;
 	if (m->ulsm_state == MOD_ACTIVE) {
 		m->ulsm_state = MOD_OFF;
-		list_update(set);
+		ulsm_lsm_list_refresh(set);
 	}
 	if (!owns(set, m, false))
 		return 0;
@@ -296,7 +283,7 @@ static int finish_leaving(bool policy)
 			      "object was closed; its departure finished "
 			      "later; its object stays mapped)");
 		forget(l->set, l->m);
-		list_update(l->set);
+		ulsm_lsm_list_refresh(l->set);
 		*l = leaving[--nleaving];
 	}
 	finishing = false;
@@ -391,7 +378,7 @@ static void leave_later(struct ulsm_hook_set *set, struct lsm_info *m,
 		      "was unloaded: %s failed (%s); it stays %s, its object "
 		      "mapped; %s", d->step, strerror(-d->err),
 		      owns(set, m, true) ? "on" : "off", when);
-	list_update(set);
+	ulsm_lsm_list_refresh(set);
 	retrier_start();
 }
 
@@ -435,7 +422,7 @@ ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 	}
 	ulsm_lsm_note(set, m->name, false, "unloaded (its object was closed)");
 	forget(set, m);
-	list_update(set);
+	ulsm_lsm_list_refresh(set);
 	ulsm_lsm_unlock();
 }
 

@@ -109,53 +109,63 @@ const char *ulsm_lsm_state_name(int state)
 	}
 }
 
-/*
- * Whether any slot of active module @m is on: off when ulsm_lsm_toggle()
- * turned it off. Framework lock held.
- */
-static bool module_on(struct ulsm_hook_set *set, const struct lsm_info *m)
-{
-	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
-		const struct lsm_static_call *s = &set->table[i];
-
-		if (s->hl && s->hl->lsmid && !strcmp(s->hl->lsmid->name,
-						     m->name))
-			if (static_key_enabled(&s->active->key))
-				return true;
-	}
-	return false;
-}
-
 void ulsm_lsm_module_info(struct ulsm_hook_set *set, struct lsm_info *m,
 			  struct ulsm_lsm_module_info *info)
 {
 	struct ulsm_lsm_state *st = set->state;
-	size_t pos = 0;
 
 	*info = (struct ulsm_lsm_module_info){
 		.name = m->name,
 		.state = ulsm_lsm_state_name(m->ulsm_state),
 		.reason = ulsm_lsm_note_of(st, m->name),
 	};
-	while (pos < st->nordered && st->ordered[pos] != m)
-		pos++;
-	info->position = pos < st->nordered ? (int)pos + 1 : 0;
-	info->on = m->ulsm_state == MOD_ACTIVE && module_on(set, m);
+	info->position = ulsm_lsm_place_of(st, m->name);
+	info->on = m->ulsm_state == MOD_ACTIVE &&
+		   !ulsm_lsm_module_toggled_off(set, m);
 }
 
+/*
+ * Each module of @set in the order's places (what ulsm_lsm_list() shows
+ * of those active), then those without a place, in registration order.
+ */
 void ulsm_lsm_each_module(struct ulsm_hook_set *set,
 			  void (*fn)(void *arg,
 				     const struct ulsm_lsm_module_info *),
 			  void *arg)
 {
 	struct ulsm_lsm_state *st = set->state;
+	struct ulsm_lsm_module_info info;
 
 	if (!st)
 		return;
-	for (struct lsm_info *m = st->modules; m; m = m->next) {
-		struct ulsm_lsm_module_info info;
+	for (size_t i = 0; i < st->npos; i++) {
+		struct lsm_info *m;
 
+		if (st->pos[i].cls == POS_REMOVED)
+			continue;
+		m = ulsm_lsm_find_module(st, st->pos[i].name,
+					 strlen(st->pos[i].name));
+		if (!m)
+			continue;
 		ulsm_lsm_module_info(set, m, &info);
 		fn(arg, &info);
 	}
+	for (struct lsm_info *m = st->modules; m; m = m->next) {
+		if (ulsm_lsm_position_of(st, m->name))
+			continue;
+		ulsm_lsm_module_info(set, m, &info);
+		fn(arg, &info);
+	}
+}
+
+void ulsm_lsm_each_expected(struct ulsm_hook_set *set,
+			    void (*fn)(void *arg, const char *name), void *arg)
+{
+	struct ulsm_lsm_state *st = set->state;
+
+	for (size_t i = 0; st && i < st->npos; i++)
+		if (st->pos[i].cls == POS_LISTED &&
+		    !ulsm_lsm_find_module(st, st->pos[i].name,
+					  strlen(st->pos[i].name)))
+			fn(arg, st->pos[i].name);
 }

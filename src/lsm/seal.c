@@ -129,6 +129,7 @@ static const struct ulsm_lsm_ops framework_ops = {
 	.each_set = each_set,
 	.each_module = ulsm_lsm_each_module,
 	.toggle = ulsm_lsm_toggle_report,
+	.each_expected = ulsm_lsm_each_expected,
 	.trace = ulsm_lsm_trace,
 	.trace_sync = trace_sync,
 	.trace_counts = ulsm_lsm_trace_counts,

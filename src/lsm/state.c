@@ -93,3 +93,24 @@ struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st)
 			return m;
 	return NULL;
 }
+
+/*
+ * Whether active module @m was toggled off (ulsm_lsm_toggle): it owns
+ * slots, and none of them is on. A module without a hook is never off.
+ */
+bool ulsm_lsm_module_toggled_off(const struct ulsm_hook_set *set,
+				 const struct lsm_info *m)
+{
+	bool owns = false;
+
+	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
+		const struct lsm_static_call *s = &set->table[i];
+
+		if (!s->hl || !s->hl->lsmid || strcmp(s->hl->lsmid->name, m->name))
+			continue;
+		if (static_key_enabled(&s->active->key))
+			return false;
+		owns = true;
+	}
+	return owns;
+}

@@ -35,6 +35,8 @@ int ulsm_lsm_toggle_report(struct ulsm_hook_set *set, const char *name,
 		goto out;
 	}
 	ret = ulsm_lsm_switch_module(set, name, enable);
+	if (!ret)
+		ulsm_lsm_list_refresh(set);
 	if (!ret && fn) {
 		struct ulsm_lsm_module_info info;
 

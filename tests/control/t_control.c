@@ -347,15 +347,20 @@ static int toggle_allowed(void)
 	return failures;
 }
 
-/* Every text write fails from now on (or, @on false, none). */
+/*
+ * Every text write fails from now on (or, @on false, none). Atomic: the
+ * endpoint's thread reads the fault state at each of its system calls.
+ */
 static void writes_fail(bool on)
 {
-	ulsm_fault.kinds = on ? (1u << ULSM_SYS_PWRITE) | (1u << ULSM_SYS_STORE) |
-				(1u << ULSM_SYS_MPROTECT) : 0;
-	ulsm_fault.calls = 0;
-	ulsm_fault.err = on ? EIO : 0;
-	ulsm_fault.fail_from = on ? 1 : 0;
-	ulsm_fault.fail_to = on ? ~0ul : 0;
+	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.kinds, on ? (1u << ULSM_SYS_PWRITE) |
+			 (1u << ULSM_SYS_STORE) | (1u << ULSM_SYS_MPROTECT) : 0,
+			 __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.calls, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.err, on ? EIO : 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.fail_to, on ? ~0ul : 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.fail_from, on ? 1 : 0, __ATOMIC_SEQ_CST);
 }
 
 static int switch_fails(void)

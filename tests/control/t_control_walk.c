@@ -256,11 +256,13 @@ static bool serving(void)
 
 static void faults(unsigned long from, unsigned long to)
 {
-	ulsm_fault.kinds = WALK_KINDS;
-	ulsm_fault.fail_to = to;
-	ulsm_fault.err = 0;
-	ulsm_fault.calls = 0;
-	__atomic_store_n(&ulsm_fault.fail_from, from, __ATOMIC_RELEASE);
+	/* Atomic: the endpoint's thread reads them at each system call. */
+	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.kinds, WALK_KINDS, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.fail_to, to, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.err, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.calls, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ulsm_fault.fail_from, from, __ATOMIC_SEQ_CST);
 }
 
 static int walk(unsigned long stride, unsigned long run)
@@ -278,7 +280,7 @@ static int walk(unsigned long stride, unsigned long run)
 	check(ulsm_control_start() == 0, "start");
 	faults(0, 0);
 	session(&ref);
-	ncalls = ulsm_fault.calls;
+	ncalls = __atomic_load_n(&ulsm_fault.calls, __ATOMIC_SEQ_CST);
 	ulsm_control_stop();
 	check(!ref.waited && !ref.child_bad && ncalls > 0,
 	      "the session without faults: %lu calls", ncalls);
