@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ulsmctl list: the programs whose endpoint this user can reach, each
+ * asked hello; a socket nobody listens on is removed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ulsmctl.h"
+
+int cmd_list(bool json)
+{
+	int dfd = open_dir(), n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (dfd < 0) {
+		if (json)
+			printf("[]\n");
+		return 0;
+	}
+	d = fdopendir(dup(dfd));
+	if (!d)
+		die("%s: %s", dir, strerror(errno));
+	if (json)
+		printf("[");
+	while ((e = readdir(d))) {
+		struct conn c;
+		char line[256], *hello;
+		int pid, ret;
+
+		if (sscanf(e->d_name, "ulsm.%d.sock", &pid) != 1)
+			continue;
+		ret = conn_open(&c, dfd, e->d_name, 1000);
+		if (ret == -ECONNREFUSED) {
+			/* Nobody listens: a crashed program's, or the image
+			 * before an exec's. */
+			if (!unlinkat(dfd, e->d_name, 0))
+				fprintf(stderr, "%s: removed the stale socket "
+					"%s/%s\n", prog, dir, e->d_name);
+			continue;
+		}
+		if (ret)
+			continue;
+		if (read_line(&c, line, sizeof(line)) ||
+		    strncmp(line, "ulsm-control ", 13) ||
+		    send_line(&c, "hello\n")) {
+			close(c.fd);
+			continue;
+		}
+		hello = reply(&c, "hello");
+		close(c.fd);
+		hello[strcspn(hello, "\n")] = '\0';
+		if (json) {
+			printf("%s%s", n ? "," : "", hello);
+		} else {
+			const char *cmd = strstr(hello, "\"command\":\"");
+			int len = 0;
+
+			if (cmd) {
+				cmd += 11;
+				len = (int)strcspn(cmd, "\"");
+			}
+			if (!n)
+				printf("%-8s %s\n", "PID", "COMMAND");
+			printf("%-8d %.*s\n", pid, len, cmd ? cmd : "");
+		}
+		free(hello);
+		n++;
+	}
+	closedir(d);
+	close(dfd);
+	if (json)
+		printf("]\n");
+	return 0;
+}
