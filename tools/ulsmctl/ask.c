@@ -3,29 +3,23 @@
  * ulsmctl show, clear, switch and toggle: one request, one reply,
  * printed.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "ulsmctl.h"
 
-int cmd_ask(const char *pid, const char *req, const char *what,
-		  bool json)
+int cmd_ask(pid_t pid, const char *req, const char *what)
 {
 	struct conn c;
-	char *r;
+	struct reply r;
 
-	connect_pid(&c, pid, 5000);
-	if (send_line(&c, req))
-		die("%s: %s", what, strerror(errno));
-	r = reply(&c, what);
-	close(c.fd);
-	if (json)
-		fputs(r, stdout);
-	else if (*r)
-		print_indented(r);
-	free(r);
+	ctl_connect(&c, pid, now_ms() + opt.timeout_ms);
+	ctl_request(&c, req, what, &r);
+	conn_close(&c);
+	if (opt.json)
+		fwrite(r.data, 1, r.len, stdout);
+	else if (r.len)
+		print_indented(r.data);
+	reply_free(&r);
 	return 0;
 }

@@ -38,6 +38,7 @@ int convert(const char *from, const char *to)
 	if (child < 0)
 		die("fork: %s", strerror(errno));
 	if (!child) {
+		sig_child_mask();
 		dup2(fd, 1);
 		execlp(t, "ulsm-trace", "--json", from, (char *)NULL);
 		fprintf(stderr, "%s: cannot run %s: %s\n", prog, t,

@@ -13,30 +13,31 @@
 
 #include "ulsmctl.h"
 
-int cmd_list(bool json)
+int cmd_list(void)
 {
 	int dfd = open_dir(), n = 0;
 	DIR *d;
 	struct dirent *e;
 
 	if (dfd < 0) {
-		if (json)
+		if (opt.json)
 			printf("[]\n");
 		return 0;
 	}
 	d = fdopendir(dup(dfd));
 	if (!d)
 		die("%s: %s", dir, strerror(errno));
-	if (json)
+	if (opt.json)
 		printf("[");
 	while ((e = readdir(d))) {
 		struct conn c;
-		char line[256], *hello;
+		struct reply r;
+		char line[256], why[300], *hello;
 		int pid, ret;
 
 		if (sscanf(e->d_name, "ulsm.%d.sock", &pid) != 1)
 			continue;
-		ret = conn_open(&c, dfd, e->d_name, 1000);
+		ret = conn_connect(&c, dfd, e->d_name, now_ms() + 1000);
 		if (ret == -ECONNREFUSED) {
 			/* Nobody listens: a crashed program's, or the image
 			 * before an exec's. */
@@ -47,16 +48,16 @@ int cmd_list(bool json)
 		}
 		if (ret)
 			continue;
-		if (read_line(&c, line, sizeof(line)) ||
-		    strncmp(line, "ulsm-control ", 13) ||
-		    send_line(&c, "hello\n")) {
-			close(c.fd);
+		if (conn_line(&c, line, sizeof(line)) ||
+		    greeting_check(line, why, sizeof(why))) {
+			conn_close(&c);
 			continue;
 		}
-		hello = reply(&c, "hello");
-		close(c.fd);
+		ctl_request(&c, "hello\n", "hello", &r);
+		hello = r.data;
+		conn_close(&c);
 		hello[strcspn(hello, "\n")] = '\0';
-		if (json) {
+		if (opt.json) {
 			printf("%s%s", n ? "," : "", hello);
 		} else {
 			const char *cmd = strstr(hello, "\"command\":\"");
@@ -75,7 +76,7 @@ int cmd_list(bool json)
 	}
 	closedir(d);
 	close(dfd);
-	if (json)
+	if (opt.json)
 		printf("]\n");
 	return 0;
 }

@@ -12,15 +12,20 @@
  *	ulsmctl switch -p PID NAME on|off
  *	ulsmctl toggle -p PID SET MODULE on|off
  *
+ * and --timeout DURATION (10 s): every command's deadline.
+ *
  * The socket directory is checked as the endpoint checks it (opened
  * without following a link, owned by this user, mode 0700); the program's
  * refusals are printed with its message, and the exit status is 1.
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ulsmctl.h"
+
+struct options opt = { .duration_ms = -1, .timeout_ms = TIMEOUT_MS };
 
 static int usage(void)
 {
@@ -30,27 +35,66 @@ static int usage(void)
 		"       ulsmctl record -p PID GLOB [-d DURATION] -o FILE [--json]\n"
 		"       ulsmctl clear -p PID\n"
 		"       ulsmctl switch -p PID NAME on|off\n"
-		"       ulsmctl toggle -p PID SET MODULE on|off\n");
-	return 2;
+		"       ulsmctl toggle -p PID SET MODULE on|off\n"
+		"options: --timeout DURATION (10s): every command's deadline\n");
+	return EXIT_USAGE;
+}
+
+/*
+ * A word of a request: printable, no space, at most 256 bytes (the
+ * protocol's arguments). A newline would start a second request.
+ */
+static void check_word(const char *w, const char *what)
+{
+	size_t n = strlen(w);
+
+	if (!n || n > 256)
+		die("%s \"%.40s\": empty or longer than 256 bytes", what, w);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)w[i] <= ' ' || (unsigned char)w[i] >= 0x7f)
+			die("%s: only printable characters, no space", what);
+}
+
+static pid_t parse_pid(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s < '0' || *s > '9' || *end || v <= 0 || v > 0x7fffffff)
+		die("-p %s: not a process id", s);
+	return (pid_t)v;
+}
+
+static long parse_duration(const char *s, const char *what)
+{
+	long ms = duration_ms(s);
+
+	if (ms < 0)
+		die("%s %s: not a duration (5s, 500ms, 2m)", what, s);
+	return ms;
 }
 
 int main(int argc, char **argv)
 {
-	const char *pid = NULL, *out = NULL, *dur = NULL, *pos[4];
-	bool json = false;
+	const char *pid_arg = NULL, *pos[4];
+	char req[1100];
 	int npos = 0;
+	pid_t pid;
 
 	if (argc < 2)
 		return usage();
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
-			json = true;
+			opt.json = true;
 		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
-			pid = argv[++i];
+			pid_arg = argv[++i];
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
+			opt.out = argv[++i];
 		else if (!strcmp(argv[i], "-d") && i + 1 < argc)
-			dur = argv[++i];
+			opt.duration_ms = parse_duration(argv[++i], "-d");
+		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+			opt.timeout_ms = parse_duration(argv[++i],
+							"--timeout");
 		else if (argv[i][0] == '-' && argv[i][1])
 			return usage();
 		else if (npos < 4)
@@ -58,33 +102,32 @@ int main(int argc, char **argv)
 		else
 			return usage();
 	}
-	if (!strcmp(argv[1], "list") && !npos && !pid)
-		return cmd_list(json);
-	if (!pid)
+	if (opt.timeout_ms <= 0)
+		die("--timeout must be longer than 0");
+	if (!strcmp(argv[1], "list") && !npos && !pid_arg) {
+		backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
+		return cmd_list();
+	}
+	if (!pid_arg)
 		return usage();
+	pid = parse_pid(pid_arg);
+	for (int i = 0; i < npos; i++)
+		check_word(pos[i], argv[1]);
+	if (!strcmp(argv[1], "record") && npos == 1 && opt.out)
+		return cmd_record(pid, pos[0]);
+	backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
 	if (!strcmp(argv[1], "show") && !npos)
-		return cmd_ask(pid, "show\n", "show", json);
+		return cmd_ask(pid, "show\n", "show");
 	if (!strcmp(argv[1], "clear") && !npos)
-		return cmd_ask(pid, "clear\n", "clear", json);
+		return cmd_ask(pid, "clear\n", "clear");
 	if (!strcmp(argv[1], "switch") && npos == 2) {
-		char req[1100];
-
 		snprintf(req, sizeof(req), "switch %s %s\n", pos[0], pos[1]);
-		return cmd_ask(pid, req, "switch", json);
+		return cmd_ask(pid, req, "switch");
 	}
 	if (!strcmp(argv[1], "toggle") && npos == 3) {
-		char req[1100];
-
 		snprintf(req, sizeof(req), "toggle %s %s %s\n", pos[0], pos[1],
 			 pos[2]);
-		return cmd_ask(pid, req, "toggle", json);
-	}
-	if (!strcmp(argv[1], "record") && npos == 1 && out) {
-		long ms = dur ? duration_ms(dur) : -1;
-
-		if (dur && ms < 0)
-			die("-d %s: not a duration (5s, 500ms, 2m)", dur);
-		return cmd_record(pid, pos[0], ms, out, json);
+		return cmd_ask(pid, req, "toggle");
 	}
 	return usage();
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ulsmctl's messages: each on standard error, after the program's name.
+ * What a program said is escaped by the caller (escape.c) before it gets
+ * here.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,14 +12,29 @@
 
 const char *prog = "ulsmctl";
 
+static void say(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
+	exit(EXIT_FAIL);
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
 }

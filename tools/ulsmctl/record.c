@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * ulsmctl record: the program's recorder attached to a glob, and the
- * stream of its chunks written into a file until the duration has passed
- * or a signal came, then stop and the end chunk.
+ * stream of its chunks (docs/control.md, "A recording") written out
+ * until the duration has passed or a stop signal came; then stop, and
+ * the end chunk.
+ *
+ * Every phase has its deadline, whatever the program does: the request
+ * and its reply, --timeout; the stream, -d (none without it: it lasts
+ * until a signal); after stop, END_WAIT_MS for the end. A second stop
+ * signal, or that deadline, stops the waiting: what was received is
+ * kept, and the exit status (EXIT_PARTIAL) says that the recording was
+ * cut. A program that is stopped, that answers ok and then nothing, or
+ * that streams without end after stop, cannot hold ulsmctl longer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,93 +23,211 @@
 
 #include "ulsmctl.h"
 
-static volatile sig_atomic_t interrupted;
+/* A recording's stream, read as it comes. */
+struct stream {
+	struct conn c;
+	int out;			/* where its bytes go */
+	unsigned long long bytes;
+	size_t body;			/* bytes of this chunk still to come */
+	bool last;			/* this chunk is the end chunk */
+	bool ended;			/* the end chunk came, whole */
+	char why[700];			/* why it ended without the end */
+};
 
-static void on_signal(int sig)
+static int write_all(int fd, const char *p, size_t n)
 {
-	(void)sig;
-	interrupted = 1;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
-int cmd_record(const char *pid, const char *glob, long ms, const char *out,
-	       bool json)
+/*
+ * What the buffer holds, taken: chunk headers parsed, their bytes
+ * written out. 1: the stream is over (s->ended, or s->why says why);
+ * 0: more is needed.
+ */
+static int take(struct stream *s)
 {
-	char req[1100], line[256], tmp[PATH_MAX], *r;
-	long long deadline = ms >= 0 ? now_ms() + ms : -1;
-	bool stopped = false, ended = false;
-	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long long bytes = 0;
-	struct conn c;
-	FILE *f;
+	char line[1100], msg[600];
 
-	if (json)
-		snprintf(tmp, sizeof(tmp), "%s.bin.XXXXXX", out);
-	else
-		snprintf(tmp, sizeof(tmp), "%s", out);
-	if (json) {
-		int fd = mkstemp(tmp);
-
-		if (fd < 0)
-			die("%s: %s", tmp, strerror(errno));
-		f = fdopen(fd, "w");
-	} else {
-		f = fopen(out, "w");
-	}
-	if (!f)
-		die("%s: %s", tmp, strerror(errno));
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	connect_pid(&c, pid, 5000);
-	snprintf(req, sizeof(req), "record %s\n", glob);
-	if (send_line(&c, req))
-		die("record: %s", strerror(errno));
-	r = reply(&c, "record");
-	if (strstr(r, "\"matched\":0,"))
-		fprintf(stderr, "%s: no tracepoint matches %s now (it records "
-			"those loaded later)\n", prog, glob);
-	free(r);
-	while (!ended) {
-		struct pollfd p = { .fd = c.fd, .events = POLLIN };
-		int wait = 200;
-
-		if (!stopped && (interrupted ||
-				 (deadline >= 0 && now_ms() >= deadline))) {
-			if (send_line(&c, "stop\n"))
-				die("record: %s", strerror(errno));
-			stopped = true;
-		}
-		if (c.off == c.len && poll(&p, 1, wait) <= 0)
-			continue;
-		if (read_line(&c, line, sizeof(line)))
-			die("record: the connection ended before the recording");
-		if (!strncmp(line, "data ", 5) || !strncmp(line, "end ", 4)) {
-			char *end;
-			unsigned long n = strtoul(strchr(line, ' ') + 1, &end, 10);
+	for (;;) {
+		if (s->body) {
+			const char *p;
+			size_t n = conn_take(&s->c, s->body, &p);
 			int ret;
 
-			if (*end || n > CHUNK_MAX)
-				die("record: bad chunk \"%.80s\"", line);
-			ret = read_bytes(&c, n, f, NULL);
-			if (ret)
-				die("record: %s", strerror(-ret));
-			bytes += n;
-			ended = line[0] == 'e';
+			if (!n)
+				return 0;
+			ret = write_all(s->out, p, n);
+			if (ret) {
+				snprintf(s->why, sizeof(s->why), "%s: %s",
+					 opt.out, strerror(-ret));
+				return 1;
+			}
+			s->body -= n;
+			s->bytes += n;
+			continue;
+		}
+		if (s->last) {
+			s->ended = true;
+			return 1;
+		}
+		int r = conn_take_line(&s->c, line, sizeof(line));
+
+		if (!r)
+			return 0;
+		if (r < 0) {
+			snprintf(s->why, sizeof(s->why), "a line that does "
+				 "not follow the protocol");
+			return 1;
+		}
+		if (!strncmp(line, "data ", 5) || !strncmp(line, "end ", 4)) {
+			const char *num = strchr(line, ' ') + 1;
+			char *end;
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(num, &end, 10);
+			if (*num < '0' || *num > '9' || *end || errno ||
+			    n > CHUNK_MAX) {
+				snprintf(s->why, sizeof(s->why), "a bad chunk "
+					 "(\"%s\")", esc_str(msg, 100, line,
+							     strlen(line)));
+				return 1;
+			}
+			s->body = n;
+			s->last = line[0] == 'e';
 		} else if (!strncmp(line, "error ", 6)) {
-			die("record: %s", line + 6);
+			/* A failed read of the rings ends the stream. */
+			snprintf(s->why, sizeof(s->why), "the program ended "
+				 "the stream: %s", esc_str(msg, sizeof(msg),
+				 line + 6, strlen(line + 6)));
+			return 1;
 		} else {
-			die("record: unexpected \"%.80s\"", line);
+			snprintf(s->why, sizeof(s->why), "unexpected \"%s\"",
+				 esc_str(msg, 100, line, strlen(line)));
+			return 1;
 		}
 	}
-	close(c.fd);
-	if (fclose(f))
+}
+
+/* The stream, to its end or until a deadline or a second signal. */
+static void stream(struct stream *s)
+{
+	long long now = now_ms(), t_stop = -1, t_end = -1;
+	bool stopped = false;
+	char why[300];
+
+	if (opt.duration_ms >= 0) {
+		t_stop = now + opt.duration_ms;
+		backstop_arm(t_stop + END_WAIT_MS + BACKSTOP_MS);
+	} else {
+		backstop_disarm();	/* until a signal: no deadline */
+	}
+	while (!take(s)) {
+		int r;
+
+		now = now_ms();
+		if (!stopped && (sig_stops() || (t_stop >= 0 &&
+						 now >= t_stop))) {
+			if (sig_stops())
+				warn("stopping: waiting up to %d s for the "
+				     "end of the recording (interrupt again to "
+				     "stop waiting)", END_WAIT_MS / 1000);
+			stopped = true;
+			sig_acked = sig_stops();
+			t_end = now + END_WAIT_MS;
+			backstop_arm(t_end + BACKSTOP_MS);
+			s->c.deadline = t_end;
+			r = conn_send(&s->c, "stop\n");
+			if (r) {
+				snprintf(s->why, sizeof(s->why), "stop could "
+					 "not be sent: %s", conn_why(r, why,
+					 sizeof(why), END_WAIT_MS));
+				return;
+			}
+		}
+		if (stopped && sig_stops() > sig_acked) {
+			snprintf(s->why, sizeof(s->why), "interrupted while "
+				 "waiting for the end of the recording");
+			return;
+		}
+		if (stopped && now >= t_end) {
+			snprintf(s->why, sizeof(s->why), "no end of the "
+				 "recording within %d s of stop",
+				 END_WAIT_MS / 1000);
+			return;
+		}
+		r = conn_wait(s->c.fd, POLLIN, stopped ? t_end : t_stop >= 0 ?
+			      t_stop : now + 3600 * 1000LL);
+		if (r == -ETIMEDOUT || r == -EINTR)
+			continue;	/* the checks above say what next */
+		if (r > 0)
+			r = conn_fill(&s->c);
+		if (r == 0) {
+			snprintf(s->why, sizeof(s->why), "the connection was "
+				 "closed before the end of the recording");
+			return;
+		}
+		if (r < 0 && r != -EAGAIN) {
+			snprintf(s->why, sizeof(s->why), "%s",
+				 conn_why(r, why, sizeof(why), 0));
+			return;
+		}
+	}
+}
+
+int cmd_record(pid_t pid, const char *glob)
+{
+	char req[1100], tmp[PATH_MAX];
+	struct stream s = { .out = -1 };
+	struct reply r;
+
+	if (opt.json) {
+		snprintf(tmp, sizeof(tmp), "%s.bin.XXXXXX", opt.out);
+		s.out = mkostemp(tmp, O_CLOEXEC);
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s", opt.out);
+		s.out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			     0666);
+	}
+	if (s.out < 0)
 		die("%s: %s", tmp, strerror(errno));
-	if (json) {
-		int ret = convert(tmp, out);
+	sig_setup_record();
+	backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
+	ctl_connect(&s.c, pid, now_ms() + opt.timeout_ms);
+	snprintf(req, sizeof(req), "record %s\n", glob);
+	ctl_request(&s.c, req, "record", &r);
+	if (r.data && strstr(r.data, "\"matched\":0,"))
+		warn("no tracepoint matches %s now (it records those loaded "
+		     "later)", glob);
+	reply_free(&r);
+	stream(&s);
+	backstop_disarm();
+	conn_close(&s.c);
+	if (close(s.out))
+		die("%s: %s", tmp, strerror(errno));
+	if (opt.json) {
+		int ret = convert(tmp, opt.out);
 
 		unlink(tmp);
 		if (ret)
 			die("ulsm-trace could not convert the recording");
 	}
-	fprintf(stderr, "%s: %llu bytes recorded into %s\n", prog, bytes, out);
+	if (!s.ended) {
+		warn("%s; %llu bytes received, kept in %s (the recording is "
+		     "cut short)", s.why, s.bytes, opt.out);
+		return EXIT_PARTIAL;
+	}
+	fprintf(stderr, "%s: %llu bytes recorded into %s\n", prog, s.bytes,
+		opt.out);
 	return 0;
 }

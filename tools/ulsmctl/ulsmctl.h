@@ -6,19 +6,28 @@
  *	main.c		the command line
  *	msg.c		messages and the exit statuses
  *	clock.c		the monotonic clock and durations
+ *	signals.c	the backstop timer, and the signals that stop a
+ *			recording
+ *	escape.c	text from a program, made safe for a terminal
  *	sockdir.c	the socket directory, found and checked as the
  *			endpoint's own rule says
- *	conn.c		a connection: the greeting, lines, counted bytes
+ *	conn.c		a connection: lines and counted bytes, every wait
+ *			bounded by a deadline
+ *	reply.c		the protocol: the greeting, a request's reply
  *	indent.c	a JSON reply, indented
  *	list.c		list: the programs it can reach
  *	ask.c		show, clear, switch, toggle: one request, one reply
  *	record.c	record: a recording streamed into a file
  *	convert.c	ulsm-trace run on a recording
+ *
+ * Everything that comes from a program is bounded (a line, a reply, a
+ * chunk), waited for until a deadline only, and printed escaped.
  */
 #ifndef ULSMCTL_H
 #define ULSMCTL_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -26,15 +35,49 @@
 
 #define REPLY_MAX	(1 << 20)	/* a reply's payload (docs/control.md) */
 #define CHUNK_MAX	(64 << 20)	/* a chunk of a recording */
+#define TIMEOUT_MS	10000		/* --timeout's default */
+#define END_WAIT_MS	5000		/* after stop, for the end chunk */
+#define BACKSTOP_MS	1000		/* the backstop, after a deadline */
+
+/* Exit statuses (ulsmctl(1), "EXIT STATUS"). */
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+#define EXIT_PARTIAL	3	/* a recording kept, but not to its end */
+
+/* The command line (main.c). */
+struct options {
+	bool json;
+	long duration_ms;		/* -d; -1: none */
+	long timeout_ms;		/* --timeout */
+	const char *out;		/* -o */
+};
+extern struct options opt;
 
 /* msg.c */
 extern const char *prog;
 __attribute__((format(printf, 1, 2), noreturn))
 void die(const char *fmt, ...);
+__attribute__((format(printf, 1, 2)))
+void warn(const char *fmt, ...);
 
 /* clock.c */
 long long now_ms(void);
 long duration_ms(const char *s);
+
+/* signals.c */
+void backstop_arm(long long at_ms);
+void backstop_disarm(void);
+void sig_setup_record(void);
+int sig_stops(void);
+extern int sig_acked;
+const sigset_t *sig_wait_mask(void);
+void sig_child_mask(void);
+
+/* escape.c: \xNN for every control byte, C1 and non-UTF-8 byte */
+void esc_put(FILE *f, const char *s, size_t len);
+int esc_width(const char *s, size_t len);
+void esc_pad(FILE *f, const char *s, size_t len, int width);
+char *esc_str(char *dst, size_t size, const char *s, size_t len);
 
 /* sockdir.c */
 extern char dir[PATH_MAX];
@@ -43,25 +86,47 @@ int open_dir(void);
 /* conn.c */
 struct conn {
 	int fd;
-	char buf[4096];
+	long long deadline;
 	size_t len, off;
+	char buf[65536];
 };
 
-int conn_open(struct conn *c, int dfd, const char *name, int ms);
-int read_line(struct conn *c, char *line, size_t size);
-int read_bytes(struct conn *c, size_t n, FILE *out, char *mem);
-int send_line(struct conn *c, const char *line);
-char *reply(struct conn *c, const char *what);
-void connect_pid(struct conn *c, const char *pid, int ms);
+int conn_connect(struct conn *c, int dfd, const char *name,
+		 long long deadline);
+void conn_close(struct conn *c);
+int conn_fill(struct conn *c);
+int conn_take_line(struct conn *c, char *line, size_t size);
+size_t conn_take(struct conn *c, size_t max, const char **p);
+int conn_wait(int fd, short events, long long deadline);
+int conn_line(struct conn *c, char *line, size_t size);
+int conn_read(struct conn *c, void *dst, size_t n);
+int conn_send(struct conn *c, const char *s);
+
+/* reply.c */
+struct reply {
+	bool ok;
+	int err;		/* !ok: the program's errno, negative */
+	char msg[600];		/* !ok: its message, escaped */
+	char *data;		/* ok: the payload, NUL-terminated */
+	size_t len;
+};
+
+int greeting_check(const char *line, char *why, size_t size);
+int reply_head(const char *line, struct reply *r, size_t max);
+int reply_read(struct conn *c, struct reply *r, size_t max);
+void reply_free(struct reply *r);
+const char *conn_why(int err, char *buf, size_t size, long timeout_ms);
+void ctl_connect(struct conn *c, pid_t pid, long long deadline);
+void ctl_request(struct conn *c, const char *req, const char *what,
+		 struct reply *r);
 
 /* indent.c */
 void print_indented(const char *s);
 
 /* the commands */
-int cmd_list(bool json);
-int cmd_ask(const char *pid, const char *req, const char *what, bool json);
-int cmd_record(const char *pid, const char *glob, long ms, const char *out,
-	       bool json);
+int cmd_list(void);
+int cmd_ask(pid_t pid, const char *req, const char *what);
+int cmd_record(pid_t pid, const char *glob);
 
 /* convert.c */
 int convert(const char *from, const char *to);
