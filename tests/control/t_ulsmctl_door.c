@@ -69,6 +69,24 @@ static char *file_text(const char *path, char *buf, size_t size)
 
 
 
+/* No terminal control in @s: no C0 but \t and \n, no DEL, no C1. */
+static bool terminal_safe(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			return false;
+		if (c == 0xc2 && i + 1 < n &&
+		    (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f)
+			return false;
+		if (c >= 0x80 && c <= 0x9f &&
+		    (i == 0 || (unsigned char)s[i - 1] < 0xc0))
+			return false;
+	}
+	return true;
+}
 
 
 
@@ -89,9 +107,125 @@ static char *file_text(const char *path, char *buf, size_t size)
 
 /* --- defect 10: show's deadline and its printer -------------------------- */
 
+static const char show_3mods[] =
+	"{\"process\":{\"pid\":7,\"command\":\"srv\",\"uid\":0,"
+	"\"version\":\"0.1.0\",\"backend\":\"x86_64\",\"sync\":\"membarrier\"},"
+	"\"tracepoints\":[{\"name\":\"req_end\",\"args\":\"id, status\","
+	"\"on\":false,\"probes\":0,\"recorder\":false,\"usdt\":false,"
+	"\"recording\":false},{\"name\":\"req_start\",\"args\":\"id, len\","
+	"\"on\":true,\"probes\":1,\"recorder\":true,\"usdt\":true,"
+	"\"recording\":true}],"
+	"\"switches\":[{\"name\":\"verbose_log\",\"description\":"
+	"\"log every request\",\"on\":false}],"
+	"\"keys\":[{\"name\":\"__SCK____tracepoint_slot_req_start_0\","
+	"\"on\":false,\"count\":0,\"sites\":1},{\"name\":\"verbose_log\","
+	"\"switch\":true,\"on\":false,\"count\":0,\"sites\":1}],"
+	"\"calls\":[{\"key\":\"__SCK____tracepoint_slot_req_end_0\","
+	"\"target\":null,\"sites\":1,\"direct\":0}],"
+	"\"sets\":[{\"name\":\"srv\",\"sealed\":false,\"toggle_allowed\":true,"
+	"\"unloadable\":false,\"expected\":[\"block\"],\"modules\":["
+	"{\"name\":\"allow\",\"state\":\"active\",\"position\":1,\"place\":1,"
+	"\"on\":true,\"reason\":null},"
+	"{\"name\":\"audit\",\"state\":\"active\",\"position\":2,\"place\":2,"
+	"\"on\":false,\"reason\":null},"
+	"{\"name\":\"rate\",\"state\":\"failed\",\"position\":3,\"place\":4,"
+	"\"on\":false,\"reason\":\"init: -12\"}]}]}\n";
 
+/* What a show of @conf's JSON prints, by lines. */
+static int count_lines(const char *s)
+{
+	int n = 0;
 
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
 
+static void show_brackets(void)
+{
+	struct ctl_run r;
+
+	fake_start(102, NULL, FK_BRACKETS, NULL);
+	ctl_run(&r, 30, "show", "-p", "102");
+	check_run(&r, ctl_status(&r) == 1 && r.out.total < 4096 &&
+		  r.secs < 5, "show of 1 MiB of \"[\": refused, bounded "
+		  "(%lld bytes out, %.2f s)", r.out.total, r.secs);
+	ctl_run(&r, 30, "show", "-p", "102", "--json");
+	check_run(&r, ctl_status(&r) == 1 && r.out.total < 4096 &&
+		  r.secs < 5, "show --json of it: refused, bounded");
+}
+
+static void show_json(void)
+{
+	static const struct fake_conf spaced = {
+		.show = "{ \"process\" : { \"pid\" : 9 , \"command\" : "
+			"\"a\\u001b[2Jb\\u009bc\" } ,\n \"tracepoints\" : [ ],"
+			" \"n\" : -1.5e3, \"t\": [true, false, null] }\n",
+	};
+	static const struct fake_conf rawesc = {
+		.show = "{\"process\":{\"pid\":9,\"command\":\"a\x1b[2J\"}}\n",
+		.command = "x\\u001b]0;pwned\\u0007y",
+	};
+	static const struct fake_conf table = { .show = show_3mods };
+	struct ctl_run r;
+
+	fake_start(103, NULL, FK_NORMAL, &spaced);
+	ctl_run(&r, 10, "show", "-p", "103", "--json");
+	check_run(&r, ctl_status(&r) == 0 && !strcmp(r.out.keep,
+		  "{\"process\":{\"pid\":9,\"command\":\"a\\u001b[2Jb\\u009bc"
+		  "\"},\"tracepoints\":[],\"n\":-1.5e3,\"t\":[true,false,"
+		  "null]}\n"), "show --json: the reply re-serialised, "
+		  "compact, escapes kept escaped");
+	ctl_run(&r, 10, "show", "-p", "103");
+	check_run(&r, ctl_status(&r) == 0 &&
+		  terminal_safe(r.out.keep, r.out.kept) &&
+		  strstr(r.out.keep, "a\\x1b[2Jb\\x9bc"),
+		  "show: a name's ESC and C1 CSI printed as \\xNN");
+	fake_start(104, NULL, FK_NORMAL, &rawesc);
+	ctl_run(&r, 10, "show", "-p", "104");
+	check_run(&r, ctl_status(&r) == 1 &&
+		  terminal_safe(r.out.keep, r.out.kept) &&
+		  terminal_safe(r.err.keep, r.err.kept),
+		  "show of JSON with a raw ESC in a string: refused, nothing "
+		  "raw printed");
+	ctl_run(&r, 10, "show", "-p", "104", "--json");
+	check_run(&r, ctl_status(&r) == 1 &&
+		  terminal_safe(r.out.keep, r.out.kept),
+		  "show --json of it: refused");
+	fake_start(105, NULL, FK_REFUSE, &(struct fake_conf){
+		.error = "nope \x1b[2J\x9b" "31m" });
+	ctl_run(&r, 10, "show", "-p", "105");
+	check_run(&r, ctl_status(&r) == 1 &&
+		  terminal_safe(r.err.keep, r.err.kept) &&
+		  strstr(r.err.keep, "\\x1b[2J"),
+		  "the program's error message: escaped too");
+
+	use_dir("names");
+	fake_start(106, NULL, FK_NORMAL, &rawesc);
+	ctl_run(&r, 10, "list");
+	check_run(&r, ctl_status(&r) == 0 &&
+		  terminal_safe(r.out.keep, r.out.kept) &&
+		  terminal_safe(r.err.keep, r.err.kept) &&
+		  strstr(r.out.keep, "x\\x1b]0;pwned\\x07y"),
+		  "list: a command with ESC and BEL printed escaped");
+	fake_stop(106);
+
+	fake_start(107, NULL, FK_NORMAL, &table);
+	ctl_run(&r, 10, "show", "-p", "107");
+	check_run(&r, ctl_status(&r) == 0 && count_lines(r.out.keep) < 40 &&
+		  !strstr(r.out.keep, "__SCK__") &&
+		  strstr(r.out.keep, "verbose_log") &&
+		  strstr(r.out.keep, "req_start") &&
+		  strstr(r.out.keep, "audit") && strstr(r.out.keep, "block") &&
+		  strstr(r.out.keep, "init: -12"),
+		  "show: a table of switches, tracepoints, the set's three "
+		  "modules and the absent one, under 40 lines (%d), no "
+		  "internal symbol", count_lines(r.out.keep));
+	ctl_run(&r, 10, "show", "-p", "107", "--all");
+	check_run(&r, ctl_status(&r) == 0 &&
+		  strstr(r.out.keep, "__SCK____tracepoint_slot_req_start_0"),
+		  "show --all: the keys and calls too");
+}
 
 /* A program that never greets, or drips its reply: --timeout holds. */
 static void show_deadline(void)
@@ -114,7 +248,34 @@ static void show_deadline(void)
 
 
 
-/* --- operators: -n, one-line answers, --version, -o -, list's columns ---- */
+/* --- operators: one-line answers, -n, list's columns, -o -, --hooks ----- */
+
+static void one_line(void)
+{
+	struct ctl_run r;
+	int mark = fake_mark();
+
+	fake_start(161, NULL, FK_NORMAL, NULL);
+	ctl_run(&r, 10, "switch", "-p", "161", "verbose_log", "on");
+	check_run(&r, ctl_status(&r) == 0 &&
+		  !strcmp(r.out.keep, "verbose_log: on\n"),
+		  "switch answers in one line");
+	ctl_run(&r, 10, "toggle", "-p", "161", "srv", "audit", "off");
+	check_run(&r, ctl_status(&r) == 0 && !strcmp(r.out.keep, "audit: off\n"),
+		  "toggle answers in one line");
+	ctl_run(&r, 10, "toggle", "-p", "161", "srv", "audit", "off",
+		"--json");
+	check_run(&r, ctl_status(&r) == 0 && !strcmp(r.out.keep,
+		  "{\"name\":\"audit\",\"state\":\"active\",\"position\":2,"
+		  "\"on\":false,\"reason\":null}\n"), "toggle --json: the JSON");
+	ctl_run(&r, 10, "clear", "-p", "161");
+	check_run(&r, ctl_status(&r) == 0 && !r.out.total, "clear: quiet");
+	fake_stop_since(mark);
+}
+
+
+
+
 
 
 /* --- top ------------------------------------------------------------------ */
@@ -236,8 +397,11 @@ int main(int argc, char **argv)
 	use_dir("show");
 	mark = fake_mark();
 	show_deadline();
+	show_brackets();
+	show_json();
 	fake_stop_since(mark);
 	mark = fake_mark();
+	one_line();
 	fake_stop_since(mark);
 	use_dir("slow");
 	judge_slow();

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ulsmctl.h"
+#include "json.h"
 
 int cmd_list(void)
 {
@@ -31,8 +32,8 @@ int cmd_list(void)
 		printf("[");
 	while ((e = readdir(d))) {
 		struct conn c;
-		struct reply r;
-		char line[256], why[300], *hello;
+		struct json j;
+		char line[256], why[300];
 		int pid, ret;
 
 		if (sscanf(e->d_name, "ulsm.%d.sock", &pid) != 1)
@@ -53,25 +54,23 @@ int cmd_list(void)
 			conn_close(&c);
 			continue;
 		}
-		ctl_request(&c, "hello\n", "hello", &r);
-		hello = r.data;
+		ctl_ask(&c, "hello\n", "hello", &j);
 		conn_close(&c);
-		hello[strcspn(hello, "\n")] = '\0';
 		if (opt.json) {
-			printf("%s%s", n ? "," : "", hello);
+			printf("%s", n ? "," : "");
+			json_write(stdout, &j, json_root(&j));
 		} else {
-			const char *cmd = strstr(hello, "\"command\":\"");
-			int len = 0;
+			size_t len = 0;
+			const char *cmd = json_str(&j, json_get(&j,
+					json_root(&j), "command"), &len);
 
-			if (cmd) {
-				cmd += 11;
-				len = (int)strcspn(cmd, "\"");
-			}
 			if (!n)
 				printf("%-8s %s\n", "PID", "COMMAND");
-			printf("%-8d %.*s\n", pid, len, cmd ? cmd : "");
+			printf("%-8d ", pid);
+			esc_put(stdout, cmd ? cmd : "", len);
+			putchar('\n');
 		}
-		free(hello);
+		json_free(&j);
 		n++;
 	}
 	closedir(d);

@@ -6,7 +6,7 @@
  * hook-set modules.
  *
  *	ulsmctl list [--json]
- *	ulsmctl show -p PID [--json]
+ *	ulsmctl show -p PID [--all] [--json]
  *	ulsmctl record -p PID GLOB [-d DURATION] -o FILE [--json]
  *	ulsmctl clear -p PID
  *	ulsmctl switch -p PID NAME on|off
@@ -31,11 +31,11 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: ulsmctl list [--json]\n"
-		"       ulsmctl show -p PID [--json]\n"
+		"       ulsmctl show -p PID [--all] [--json]\n"
 		"       ulsmctl record -p PID GLOB [-d DURATION] -o FILE [--json]\n"
 		"       ulsmctl clear -p PID\n"
-		"       ulsmctl switch -p PID NAME on|off\n"
-		"       ulsmctl toggle -p PID SET MODULE on|off\n"
+		"       ulsmctl switch -p PID NAME on|off [--json]\n"
+		"       ulsmctl toggle -p PID SET MODULE on|off [--json]\n"
 		"options: --timeout DURATION (10s): every command's deadline\n");
 	return EXIT_USAGE;
 }
@@ -86,6 +86,8 @@ int main(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			opt.json = true;
+		else if (!strcmp(argv[i], "--all"))
+			opt.all = true;
 		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
 			pid_arg = argv[++i];
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -117,17 +119,17 @@ int main(int argc, char **argv)
 		return cmd_record(pid, pos[0]);
 	backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
 	if (!strcmp(argv[1], "show") && !npos)
-		return cmd_ask(pid, "show\n", "show");
+		return cmd_show(pid);
 	if (!strcmp(argv[1], "clear") && !npos)
-		return cmd_ask(pid, "clear\n", "clear");
+		return cmd_change(pid, "clear\n", "clear", "clear");
 	if (!strcmp(argv[1], "switch") && npos == 2) {
 		snprintf(req, sizeof(req), "switch %s %s\n", pos[0], pos[1]);
-		return cmd_ask(pid, req, "switch");
+		return cmd_change(pid, req, "switch", pos[0]);
 	}
 	if (!strcmp(argv[1], "toggle") && npos == 3) {
 		snprintf(req, sizeof(req), "toggle %s %s %s\n", pos[0], pos[1],
 			 pos[2]);
-		return cmd_ask(pid, req, "toggle");
+		return cmd_change(pid, req, "toggle", pos[1]);
 	}
 	return usage();
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ulsmctl.h"
+#include "json.h"
 
 /* A recording's stream, read as it comes. */
 struct stream {
@@ -189,7 +190,7 @@ int cmd_record(pid_t pid, const char *glob)
 {
 	char req[1100], tmp[PATH_MAX];
 	struct stream s = { .out = -1 };
-	struct reply r;
+	struct json j;
 
 	if (opt.json) {
 		snprintf(tmp, sizeof(tmp), "%s.bin.XXXXXX", opt.out);
@@ -205,11 +206,11 @@ int cmd_record(pid_t pid, const char *glob)
 	backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
 	ctl_connect(&s.c, pid, now_ms() + opt.timeout_ms);
 	snprintf(req, sizeof(req), "record %s\n", glob);
-	ctl_request(&s.c, req, "record", &r);
-	if (r.data && strstr(r.data, "\"matched\":0,"))
+	ctl_ask(&s.c, req, "record", &j);
+	if (json_num(&j, json_get(&j, json_root(&j), "matched"), -1) == 0)
 		warn("no tracepoint matches %s now (it records those loaded "
 		     "later)", glob);
-	reply_free(&r);
+	json_free(&j);
 	stream(&s);
 	backstop_disarm();
 	conn_close(&s.c);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ulsmctl.h"
+#include "json.h"
 
 int greeting_check(const char *line, char *why, size_t size)
 {
@@ -148,4 +149,18 @@ void ctl_request(struct conn *c, const char *req, const char *what,
 					     opt.timeout_ms));
 	if (!r->ok)
 		die("%s: %s (%s)", what, r->msg, strerror(-r->err));
+}
+
+void ctl_ask(struct conn *c, const char *req, const char *what,
+	     struct json *j)
+{
+	struct reply r;
+	char err[128];
+
+	ctl_request(c, req, what, &r);
+	*j = (struct json){ .nn = 0 };
+	if (r.len && json_parse(j, r.data, r.len, err, sizeof(err)))
+		die("%s: the reply is not JSON that ulsmctl reads (%s)", what,
+		    err);
+	reply_free(&r);
 }

@@ -14,9 +14,11 @@
  *	conn.c		a connection: lines and counted bytes, every wait
  *			bounded by a deadline
  *	reply.c		the protocol: the greeting, a request's reply
- *	indent.c	a JSON reply, indented
+ *	json.c		a bounded, linear JSON parser, and a compact
+ *			writer (json.h)
  *	list.c		list: the programs it can reach
- *	ask.c		show, clear, switch, toggle: one request, one reply
+ *	show.c		show: tables of what the program's library knows
+ *	change.c	switch, toggle, clear: one change, one line
  *	record.c	record: a recording streamed into a file
  *	convert.c	ulsm-trace run on a recording
  *
@@ -46,7 +48,7 @@
 
 /* The command line (main.c). */
 struct options {
-	bool json;
+	bool json, all;
 	long duration_ms;		/* -d; -1: none */
 	long timeout_ms;		/* --timeout */
 	const char *out;		/* -o */
@@ -119,13 +121,15 @@ const char *conn_why(int err, char *buf, size_t size, long timeout_ms);
 void ctl_connect(struct conn *c, pid_t pid, long long deadline);
 void ctl_request(struct conn *c, const char *req, const char *what,
 		 struct reply *r);
-
-/* indent.c */
-void print_indented(const char *s);
+struct json;
+void ctl_ask(struct conn *c, const char *req, const char *what,
+	     struct json *j);
 
 /* the commands */
 int cmd_list(void);
-int cmd_ask(pid_t pid, const char *req, const char *what);
+int cmd_show(pid_t pid);
+int cmd_change(pid_t pid, const char *req, const char *what,
+	       const char *name);
 int cmd_record(pid_t pid, const char *glob);
 
 /* convert.c */
