@@ -104,6 +104,34 @@ static bool terminal_safe(const char *s, size_t n)
 
 /* --- XDG_RUNTIME_DIR: used only when it is this user's, and private ----- */
 
+static void xdg_rule(void)
+{
+	char xdg[256], loose[300], names[256];
+	struct ctl_run r;
+	int mark = fake_mark();
+
+	use_dir("loose");
+	snprintf(xdg, sizeof(xdg), "%s", getenv("XDG_RUNTIME_DIR"));
+	fake_start(121, NULL, FK_NORMAL, NULL);
+	chmod(xdg, 0777);
+	ctl_run(&r, 10, "show", "-p", "121", "--json");
+	check_run(&r, ctl_status(&r) == 1,
+		  "XDG_RUNTIME_DIR writable by others: not used (status 1)");
+	snprintf(loose, sizeof(loose), "/tmp/ulsm-%u",
+		 (unsigned int)geteuid());
+	check_run(&r, strstr(r.err.keep, loose), "the message names %s",
+		  loose);
+	chmod(xdg, 0700);
+	fake_requests(121, names, sizeof(names));
+	ok(!names[0], "the endpoint in it was not asked anything");
+	ctl_run(&r, 10, "show", "-p", "121", "--json");
+	check_run(&r, ctl_status(&r) == 0, "once private, it is used");
+	setenv("XDG_RUNTIME_DIR", "relative/dir", 1);
+	ctl_run(&r, 10, "show", "-p", "121");
+	check_run(&r, ctl_status(&r) == 1 && strstr(r.err.keep, loose),
+		  "a relative XDG_RUNTIME_DIR: not used");
+	fake_stop_since(mark);
+}
 
 /* --- defect 10: show's deadline and its printer -------------------------- */
 
@@ -394,6 +422,7 @@ int main(int argc, char **argv)
 	mkdir(out, 0755);
 
 	start_slow();
+	xdg_rule();
 	use_dir("show");
 	mark = fake_mark();
 	show_deadline();

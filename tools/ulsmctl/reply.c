@@ -116,15 +116,15 @@ void ctl_connect(struct conn *c, pid_t pid, long long deadline)
 	int dfd = open_dir(), ret;
 
 	if (dfd < 0)
-		die("%s does not exist: no program runs its control endpoint",
-		    dir);
+		die("%s does not exist: no program runs its control "
+		    "endpoint%s", dir, dir_note);
 	snprintf(name, sizeof(name), "ulsm.%d.sock", (int)pid);
 	ret = conn_connect(c, dfd, name, deadline);
 	close(dfd);
 	if (ret == -ENOENT || ret == -ECONNREFUSED)
 		die("process %d: no control endpoint (%s/%s: %s; is it "
-		    "running with ULSM_CONTROL=1?)", (int)pid, dir, name,
-		    strerror(-ret));
+		    "running with ULSM_CONTROL=1?)%s", (int)pid, dir, name,
+		    strerror(-ret), dir_note);
 	if (ret)
 		die("process %d: %s/%s: %s", (int)pid, dir, name,
 		    conn_why(ret, why, sizeof(why), opt.timeout_ms));

@@ -83,6 +83,7 @@ char *esc_str(char *dst, size_t size, const char *s, size_t len);
 
 /* sockdir.c */
 extern char dir[PATH_MAX];
+extern char dir_note[PATH_MAX + 100];	/* why XDG_RUNTIME_DIR was not used */
 int open_dir(void);
 
 /* conn.c */
