@@ -51,7 +51,20 @@ static char *path_in(char *buf, size_t size, const char *dir,
 	return buf;
 }
 
+static bool exists(const char *path)
+{
+	struct stat st;
 
+	return !lstat(path, &st);
+}
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		exit(99);
+}
 
 /* A file's first bytes (NUL-terminated), or "" when it is not there. */
 static char *file_text(const char *path, char *buf, size_t size)
@@ -67,7 +80,39 @@ static char *file_text(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/* The names in @dir, sorted, separated by spaces. */
+static char *dir_names(const char *dir, char *buf, size_t size)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, alphasort);
+	size_t len = 0;
 
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (strcmp(list[i]->d_name, ".") &&
+		    strcmp(list[i]->d_name, ".."))
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+						len ? " " : "",
+						list[i]->d_name);
+		free(list[i]);
+		if (len >= size)
+			len = size - 1;
+	}
+	free(list);
+	return buf;
+}
+
+/* A stale socket: bound at @path, nobody listening. */
+static void stale_socket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof(sa)))
+		exit(99);
+	close(s);
+}
 
 /* No terminal control in @s: no C0 but \t and \n, no DEL, no C1. */
 static bool terminal_safe(const char *s, size_t n)
@@ -98,6 +143,38 @@ static bool terminal_safe(const char *s, size_t n)
 
 /* --- defect 7: list removes only stale sockets -------------------------- */
 
+static void list_stale(void)
+{
+	char p[300], names[1024], target[300];
+	struct ctl_run r;
+
+	use_dir("stale");
+	put_file(path_in(p, sizeof(p), fake_dir, "ulsm.1.sock"), "a file\n");
+	mkfifo(path_in(p, sizeof(p), fake_dir, "ulsm.2.sock"), 0600);
+	stale_socket(path_in(p, sizeof(p), fake_dir, "ulsm.3.sock.bak"));
+	stale_socket(path_in(target, sizeof(target), tmp, "elsewhere.sock"));
+	symlink(target, path_in(p, sizeof(p), fake_dir, "ulsm.4.sock"));
+	stale_socket(path_in(p, sizeof(p), fake_dir, "ulsm.-5.sock"));
+	stale_socket(path_in(p, sizeof(p), fake_dir, "ulsm.6.sock"));
+	if (!geteuid()) {
+		/* Another user's stale socket (root can make one). */
+		stale_socket(path_in(p, sizeof(p), fake_dir, "ulsm.8.sock"));
+		if (chown(p, 65534, 65534))
+			exit(99);
+	}
+	ctl_run(&r, 10, "list");
+	check_run(&r, ctl_status(&r) == 0, "list among files that are not "
+		  "stale sockets: status 0");
+	dir_names(fake_dir, names, sizeof(names));
+	ok(!strcmp(names, geteuid() ? "ulsm.-5.sock ulsm.1.sock ulsm.2.sock "
+		   "ulsm.3.sock.bak ulsm.4.sock" : "ulsm.-5.sock ulsm.1.sock "
+		   "ulsm.2.sock ulsm.3.sock.bak ulsm.4.sock ulsm.8.sock"),
+	   "only the stale socket of this user named ulsm.<digits>.sock is "
+	   "removed: a file, a FIFO, .bak, a link, a bad name, %s stay (%s)",
+	   geteuid() ? "(not root: no other user's)" : "another user's",
+	   names);
+	ok(exists(target), "the link's target is untouched");
+}
 
 /* --- defect 8: one bad endpoint does not fail list ---------------------- */
 
@@ -422,6 +499,7 @@ int main(int argc, char **argv)
 	mkdir(out, 0755);
 
 	start_slow();
+	list_stale();
 	xdg_rule();
 	use_dir("show");
 	mark = fake_mark();

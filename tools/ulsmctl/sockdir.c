@@ -84,3 +84,19 @@ int open_dir(void)
 		    dir, (unsigned int)(st.st_mode & 07777));
 	return fd;
 }
+
+pid_t sock_name_pid(const char *name)
+{
+	long pid = 0;
+	const char *p;
+
+	/* ulsm.<pid>.sock exactly, the pid as the endpoint writes it. */
+	if (strncmp(name, "ulsm.", 5) || name[5] < '1' || name[5] > '9')
+		return 0;
+	for (p = name + 5; *p >= '0' && *p <= '9'; p++) {
+		pid = pid * 10 + (*p - '0');
+		if (pid > 0x7fffffff)
+			return 0;
+	}
+	return strcmp(p, ".sock") ? 0 : (pid_t)pid;
+}

@@ -85,6 +85,7 @@ char *esc_str(char *dst, size_t size, const char *s, size_t len);
 extern char dir[PATH_MAX];
 extern char dir_note[PATH_MAX + 100];	/* why XDG_RUNTIME_DIR was not used */
 int open_dir(void);
+pid_t sock_name_pid(const char *name);
 
 /* conn.c */
 struct conn {
