@@ -178,6 +178,37 @@ static void list_stale(void)
 
 /* --- defect 8: one bad endpoint does not fail list ---------------------- */
 
+static void list_bad(void)
+{
+	static const struct fake_conf good = { .command = "goodprog" };
+	struct ctl_run r;
+
+	int mark = fake_mark();
+
+	use_dir("bad");
+	fake_start(111, NULL, FK_MUTE, NULL);
+	fake_start(112, NULL, FK_HANG, NULL);
+	fake_start(113, NULL, FK_REFUSE, NULL);
+	fake_start(114, NULL, FK_NORMAL, &good);
+	ctl_run(&r, 20, "list");
+	check_run(&r, ctl_status(&r) == 0 && strstr(r.out.keep, "114") &&
+		  strstr(r.out.keep, "goodprog") &&
+		  !strstr(r.out.keep, "111") && !strstr(r.out.keep, "112") &&
+		  !strstr(r.out.keep, "113"),
+		  "list: the good program listed, status 0, beside a mute "
+		  "one, a hung one and one that refuses hello");
+	check_run(&r, strstr(r.err.keep, "111") && strstr(r.err.keep, "112")
+		  && strstr(r.err.keep, "113"),
+		  "each bad one said on stderr");
+	check_run(&r, r.secs < 4, "within a second each, at once (%.2f s)",
+		  r.secs);
+	ctl_run(&r, 20, "list", "--json");
+	check_run(&r, ctl_status(&r) == 0 &&
+		  strstr(r.out.keep, "\"pid\":114") &&
+		  !strstr(r.out.keep, "\"pid\":113"),
+		  "list --json: the good one only");
+	fake_stop_since(mark);
+}
 
 /* --- XDG_RUNTIME_DIR: used only when it is this user's, and private ----- */
 
@@ -380,6 +411,29 @@ static void one_line(void)
 
 
 
+static void list_columns(void)
+{
+	static const struct fake_conf a = { .command = "colprog" };
+	char want[256], sock[300];
+	struct ctl_run r;
+	int u, mark = fake_mark();
+
+	use_dir("columns");
+	ctl_run(&r, 10, "list");
+	snprintf(want, sizeof(want), "no program runs its control endpoint "
+		 "in %s", fake_dir);
+	check_run(&r, ctl_status(&r) == 0 && strstr(r.out.keep, want),
+		  "list with nothing reachable says so");
+	u = fake_start(0, "colprog", FK_NORMAL, &a);
+	ctl_run(&r, 10, "list");
+	snprintf(sock, sizeof(sock), "%s/ulsm.%d.sock", fake_dir, u);
+	check_run(&r, ctl_status(&r) == 0 &&
+		  !strncmp(r.out.keep, "PID", 3) &&
+		  strstr(r.out.keep, "COMMAND") &&
+		  strstr(r.out.keep, "SOCKET") && strstr(r.out.keep, sock),
+		  "list: PID, COMMAND and SOCKET columns");
+	fake_stop_since(mark);
+}
 
 
 
@@ -500,6 +554,7 @@ int main(int argc, char **argv)
 
 	start_slow();
 	list_stale();
+	list_bad();
 	xdg_rule();
 	use_dir("show");
 	mark = fake_mark();
@@ -510,6 +565,7 @@ int main(int argc, char **argv)
 	mark = fake_mark();
 	one_line();
 	fake_stop_since(mark);
+	list_columns();
 	use_dir("slow");
 	judge_slow();
 

@@ -25,10 +25,11 @@
 
 #include "ulsmctl.h"
 
-int conn_connect(struct conn *c, int dfd, const char *name,
-		 long long deadline)
+int conn_connect_once(struct conn *c, int dfd, const char *name,
+		      long long deadline)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int e;
 
 	/* Through the checked directory's descriptor, not its path. */
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s", dfd,
@@ -38,24 +39,30 @@ int conn_connect(struct conn *c, int dfd, const char *name,
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->fd < 0)
 		return -errno;
-	for (;;) {
-		int e;
+	if (!connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return 0;
+	e = errno;
+	close(c->fd);
+	c->fd = -1;
+	return -e;
+}
 
-		if (!connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)))
-			return 0;
-		e = errno;
+int conn_connect(struct conn *c, int dfd, const char *name,
+		 long long deadline)
+{
+	for (;;) {
+		int ret = conn_connect_once(c, dfd, name, deadline);
+
 		/*
 		 * A full backlog (a program that does not accept: stopped,
 		 * or busy) is EAGAIN on a non-blocking unix socket: try
 		 * again until the deadline.
 		 */
-		if ((e == EAGAIN || e == EINTR) && now_ms() < deadline) {
-			poll(NULL, 0, 20);
-			continue;
-		}
-		close(c->fd);
-		c->fd = -1;
-		return e == EAGAIN ? -ETIMEDOUT : -e;
+		if (ret != -EAGAIN && ret != -EINTR)
+			return ret;
+		if (now_ms() >= deadline)
+			return -ETIMEDOUT;
+		poll(NULL, 0, 20);
 	}
 }
 

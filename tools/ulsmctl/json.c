@@ -410,6 +410,13 @@ const struct json_node *json_get(const struct json *j,
 	return NULL;
 }
 
+const char *json_key(const struct json *j, const struct json_node *v,
+		     size_t *len)
+{
+	*len = v->klen;
+	return j->pool + v->key;
+}
+
 const char *json_str(const struct json *j, const struct json_node *v,
 		     size_t *len)
 {

@@ -69,6 +69,9 @@ const struct json_node *json_first(const struct json *j,
 const struct json_node *json_next(const struct json *j,
 				  const struct json_node *v);
 
+/* A member's key (not NUL-terminated; @len). */
+const char *json_key(const struct json *j, const struct json_node *v,
+		     size_t *len);
 /* A string's bytes (not NUL-terminated; @len), or NULL for any other. */
 const char *json_str(const struct json *j, const struct json_node *v,
 		     size_t *len);

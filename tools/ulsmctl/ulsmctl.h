@@ -95,6 +95,8 @@ struct conn {
 	char buf[65536];
 };
 
+int conn_connect_once(struct conn *c, int dfd, const char *name,
+		      long long deadline);
 int conn_connect(struct conn *c, int dfd, const char *name,
 		 long long deadline);
 void conn_close(struct conn *c);
