@@ -133,7 +133,17 @@ static bool terminal_safe(const char *s, size_t n)
 	return true;
 }
 
+static char id_s[64][16];
 
+/* A fake's id as an argument. */
+static const char *ids(int id)
+{
+	static int next;
+	char *s = id_s[next++ % 64];
+
+	snprintf(s, 16, "%d", id);
+	return s;
+}
 
 #define check_run(r, cond, ...)						\
 	do {								\
@@ -382,7 +392,101 @@ static void show_deadline(void)
 
 /* --- defect 9: a failed record leaves -o as it was ----------------------- */
 
+static void out_refused(void)
+{
+	char keep[300], json[300], names[1024], text[64], o9[256];
+	static const struct fake_conf refused = { .rec = REC_REFUSED };
+	struct ctl_run r;
 
+	snprintf(o9, sizeof(o9), "%s/o9", tmp);
+	mkdir(o9, 0755);
+	path_in(keep, sizeof(keep), o9, "keep.bin");
+	path_in(json, sizeof(json), o9, "t.json");
+	put_file(keep, "precious\n");
+	ctl_run(&r, 10, "record", "-p", "999999", "x", "-d", "1s", "-o", keep);
+	check_run(&r, ctl_status(&r) == 1 &&
+		  !strcmp(file_text(keep, text, sizeof(text)), "precious\n"),
+		  "record of no such process: status 1, -o untouched");
+	fake_start(141, NULL, FK_NORMAL, &refused);
+	ctl_run(&r, 10, "record", "-p", "141", "x", "-d", "1s", "-o", keep);
+	check_run(&r, ctl_status(&r) == 1 &&
+		  !strcmp(file_text(keep, text, sizeof(text)), "precious\n"),
+		  "record refused (EBUSY): -o untouched");
+	ctl_run(&r, 10, "record", "-p", "141", "x", "-d", "1s", "--json",
+		"-o", json);
+	check_run(&r, ctl_status(&r) == 1, "record --json refused: status 1");
+	ok(!strcmp(dir_names(o9, names, sizeof(names)), "keep.bin"),
+	   "no file left behind (%s)", names);
+}
+
+/* A signal that ends ulsmctl while it records: no temporary left. */
+static void out_signal(void)
+{
+	static const struct fake_conf silent = { .rec = REC_SILENT };
+	char dir[256], f[300], names[1024], text[64];
+	static const int sigs[] = { SIGUSR1, SIGQUIT, SIGALRM };
+	struct ctl_run r;
+
+	snprintf(dir, sizeof(dir), "%s/o9sig", tmp);
+	mkdir(dir, 0755);
+	path_in(f, sizeof(f), dir, "f.bin");
+	put_file(f, "old\n");
+	fake_start(142, NULL, FK_NORMAL, &silent);
+	for (int i = 0; i < 3; i++) {
+		ctl_start(&r, 10, "record", "-p", "142", "x", "-o", f,
+			  (char *)NULL);
+		ctl_sleep_ms(400);
+		ctl_signal(&r, sigs[i]);
+		ctl_wait(&r);
+		ok(ctl_status(&r) != 0 &&
+		   !strcmp(dir_names(dir, names, sizeof(names)), "f.bin") &&
+		   !strcmp(file_text(f, text, sizeof(text)), "old\n"),
+		   "record ended by %s: -o as it was, no temporary (%s)",
+		   strsignal(sigs[i]), names);
+	}
+}
+
+/* -o a link, a FIFO, a device, a directory; a conversion that fails. */
+static void out_modes(void)
+{
+	static const struct fake_conf st = { .rec = REC_STREAM };
+	char d[256], link[300], target[300], fifo[300], json[300];
+	char text[64], names[1024];
+	struct ctl_run r;
+	struct stat sb;
+	int mark = fake_mark();
+
+	snprintf(d, sizeof(d), "%s/o9modes", tmp);
+	mkdir(d, 0755);
+	put_file(path_in(target, sizeof(target), d, "target.bin"), "target\n");
+	symlink(target, path_in(link, sizeof(link), d, "link.bin"));
+	mkfifo(path_in(fifo, sizeof(fifo), d, "fifo"), 0600);
+	put_file(path_in(json, sizeof(json), d, "old.json"), "old\n");
+	fake_start(153, NULL, FK_NORMAL, &st);
+	ctl_run(&r, 10, "record", "-p", "153", "x", "-d", "300ms", "-o", link);
+	check_run(&r, ctl_status(&r) == 0 && !lstat(link, &sb) &&
+		  S_ISREG(sb.st_mode) &&
+		  !strcmp(file_text(target, text, sizeof(text)), "target\n"),
+		  "-o a symbolic link: the link replaced, its target untouched");
+	ctl_run(&r, 10, "record", "-p", "153", "x", "-d", "300ms", "-o", fifo);
+	check_run(&r, ctl_status(&r) == 0 && !lstat(fifo, &sb) &&
+		  S_ISREG(sb.st_mode), "-o a FIFO: replaced by a file");
+	ctl_run(&r, 10, "record", "-p", "153", "x", "-d", "300ms", "-o",
+		"/dev/null");
+	check_run(&r, ctl_status(&r) == 0 && !lstat("/dev/null", &sb) &&
+		  S_ISCHR(sb.st_mode), "-o /dev/null: written in place");
+	ctl_run(&r, 10, "record", "-p", "153", "x", "-d", "300ms", "-o", d);
+	check_run(&r, ctl_status(&r) == 1, "-o a directory: refused");
+	/* The fake's bytes are no recording: ulsm-trace refuses them. */
+	ctl_run(&r, 10, "record", "-p", "153", "x", "-d", "300ms", "--json",
+		"-o", json);
+	check_run(&r, ctl_status(&r) == 1 &&
+		  !strcmp(file_text(json, text, sizeof(text)), "old\n"),
+		  "a conversion that fails: status 1, -o as it was");
+	ok(!strcmp(dir_names(d, names, sizeof(names)), "fifo link.bin "
+		   "old.json target.bin"), "no temporary left (%s)", names);
+	fake_stop_since(mark);
+}
 
 /* --- operators: one-line answers, -n, list's columns, -o -, --hooks ----- */
 
@@ -435,6 +539,20 @@ static void list_columns(void)
 	fake_stop_since(mark);
 }
 
+static void out_stdout(void)
+{
+	static const struct fake_conf st = { .rec = REC_STREAM };
+	struct ctl_run r;
+	int s, mark = fake_mark();
+
+	s = fake_start(151, NULL, FK_NORMAL, &st);
+	ctl_run(&r, 10, "record", "-p", ids(s), "x", "-d", "300ms", "-o", "-");
+	check_run(&r, ctl_status(&r) == 0 && r.out.total >= 15 &&
+		  strstr(r.out.keep, "0123456789") &&
+		  !strcmp(r.out.keep + r.out.total - 5, "final"),
+		  "record -o -: the recording on standard output");
+	fake_stop_since(mark);
+}
 
 
 /* --- top ------------------------------------------------------------------ */
@@ -563,7 +681,11 @@ int main(int argc, char **argv)
 	show_json();
 	fake_stop_since(mark);
 	mark = fake_mark();
+	out_refused();
+	out_signal();
+	out_modes();
 	one_line();
+	out_stdout();
 	fake_stop_since(mark);
 	list_columns();
 	use_dir("slow");

@@ -126,7 +126,7 @@ size_t conn_take(struct conn *c, size_t max, const char **p)
 	return n;
 }
 
-int conn_wait(int fd, short events, long long deadline)
+int fd_wait(int fd, short events, long long deadline, int acked)
 {
 	struct pollfd p = { .fd = fd, .events = events };
 
@@ -135,7 +135,7 @@ int conn_wait(int fd, short events, long long deadline)
 		struct timespec ts;
 		int n;
 
-		if (sig_stops() > sig_acked)
+		if (sig_stops() > acked)
 			return -EINTR;
 		if (left <= 0)
 			return -ETIMEDOUT;
@@ -147,6 +147,11 @@ int conn_wait(int fd, short events, long long deadline)
 		if (n < 0 && errno != EINTR)
 			return -errno;
 	}
+}
+
+int conn_wait(int fd, short events, long long deadline)
+{
+	return fd_wait(fd, events, deadline, sig_acked);
 }
 
 int conn_line(struct conn *c, char *line, size_t size)

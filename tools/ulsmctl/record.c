@@ -27,28 +27,14 @@
 /* A recording's stream, read as it comes. */
 struct stream {
 	struct conn c;
-	int out;			/* where its bytes go */
+	struct output *out;		/* where its bytes go */
+	long long out_deadline;		/* for a write into a pipe */
 	unsigned long long bytes;
 	size_t body;			/* bytes of this chunk still to come */
 	bool last;			/* this chunk is the end chunk */
 	bool ended;			/* the end chunk came, whole */
 	char why[700];			/* why it ended without the end */
 };
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /*
  * What the buffer holds, taken: chunk headers parsed, their bytes
@@ -67,10 +53,12 @@ static int take(struct stream *s)
 
 			if (!n)
 				return 0;
-			ret = write_all(s->out, p, n);
+			ret = out_write(s->out, p, n, s->out_deadline);
 			if (ret) {
 				snprintf(s->why, sizeof(s->why), "%s: %s",
-					 opt.out, strerror(-ret));
+					 s->out->path, ret == -ETIMEDOUT ?
+					 "nobody reads it" : ret == -EINTR ?
+					 "interrupted" : strerror(-ret));
 				return 1;
 			}
 			s->body -= n;
@@ -129,9 +117,12 @@ static void stream(struct stream *s)
 
 	if (opt.duration_ms >= 0) {
 		t_stop = now + opt.duration_ms;
+		s->out_deadline = t_stop + END_WAIT_MS;
 		backstop_arm(t_stop + END_WAIT_MS + BACKSTOP_MS);
 	} else {
-		backstop_disarm();	/* until a signal: no deadline */
+		/* Until a signal: no deadline. */
+		s->out_deadline = now + 365 * 86400 * 1000LL;
+		backstop_disarm();
 	}
 	while (!take(s)) {
 		int r;
@@ -146,6 +137,7 @@ static void stream(struct stream *s)
 			stopped = true;
 			sig_acked = sig_stops();
 			t_end = now + END_WAIT_MS;
+			s->out_deadline = t_end;
 			backstop_arm(t_end + BACKSTOP_MS);
 			s->c.deadline = t_end;
 			r = conn_send(&s->c, "stop\n");
@@ -186,49 +178,88 @@ static void stream(struct stream *s)
 	}
 }
 
-int cmd_record(pid_t pid, const char *glob)
+/* The converted form (--json into -o). */
+static int conversions(const char *raw, struct output *o)
 {
-	char req[1100], tmp[PATH_MAX];
-	struct stream s = { .out = -1 };
-	struct json j;
+	int ret = 0;
 
 	if (opt.json) {
-		snprintf(tmp, sizeof(tmp), "%s.bin.XXXXXX", opt.out);
-		s.out = mkostemp(tmp, O_CLOEXEC);
-	} else {
-		snprintf(tmp, sizeof(tmp), "%s", opt.out);
-		s.out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			     0666);
+		const char *args[] = { "--json", raw, NULL };
+
+		ret = convert(args, o->fd);
+		if (!ret && (ret = out_commit(o)))
+			warn("%s: %s", o->path, strerror(-ret));
+		if (ret)
+			out_discard(o);
 	}
-	if (s.out < 0)
-		die("%s: %s", tmp, strerror(errno));
+	return ret ? -1 : 0;
+}
+
+int cmd_record(pid_t pid, const char *glob)
+{
+	char req[1100], raw_tmp[PATH_MAX] = "";
+	struct output o = { .fd = -1 }, raw;
+	struct stream s = { .out = &o };
+	const char *tmpdir = getenv("TMPDIR");
+	struct json j;
+	int ret;
+
 	sig_setup_record();
+	out_open(&o, opt.out);
+	if (opt.json) {
+		/*
+		 * The recording itself is a temporary, for ulsm-trace: next
+		 * to -o's file, else in TMPDIR.
+		 */
+		char d[PATH_MAX];
+
+		snprintf(d, sizeof(d), "%s", !o.in_place ? o.tmp :
+			 tmpdir && tmpdir[0] == '/' ? tmpdir : "/tmp");
+		if (!o.in_place)
+			*strrchr(d, '/') = '\0';
+		raw = (struct output){ .path = raw_tmp };
+		raw.fd = out_temp(raw_tmp, sizeof(raw_tmp), d, "recording");
+		if (raw.fd < 0)
+			die("a temporary in %s: %s", d, strerror(-raw.fd));
+		snprintf(raw.tmp, sizeof(raw.tmp), "%s", raw_tmp);
+		s.out = &raw;
+	}
 	backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
 	ctl_connect(&s.c, pid, now_ms() + opt.timeout_ms);
 	snprintf(req, sizeof(req), "record %s\n", glob);
 	ctl_ask(&s.c, req, "record", &j);
-	if (json_num(&j, json_get(&j, json_root(&j), "matched"), -1) == 0)
+	if (json_num(&j, json_get(&j, json_root(&j), "matched"),
+			     -1) == 0)
 		warn("no tracepoint matches %s now (it records those loaded "
 		     "later)", glob);
 	json_free(&j);
 	stream(&s);
 	backstop_disarm();
 	conn_close(&s.c);
-	if (close(s.out))
-		die("%s: %s", tmp, strerror(errno));
-	if (opt.json) {
-		int ret = convert(tmp, opt.out);
-
-		unlink(tmp);
-		if (ret)
-			die("ulsm-trace could not convert the recording");
-	}
-	if (!s.ended) {
-		warn("%s; %llu bytes received, kept in %s (the recording is "
-		     "cut short)", s.why, s.bytes, opt.out);
+	if (!s.ended && !s.bytes) {
+		warn("%s; nothing was received%s", s.why,
+		     strcmp(opt.out, "-") ? ": -o left as it was" : "");
+		out_discard(&o);
+		if (s.out == &raw)
+			out_unlink(raw_tmp);
 		return EXIT_PARTIAL;
 	}
-	fprintf(stderr, "%s: %llu bytes recorded into %s\n", prog, s.bytes,
-		opt.out);
-	return 0;
+	if (!s.ended)
+		warn("%s; %llu bytes received, kept (the recording is cut "
+		     "short)", s.why, s.bytes);
+	if (s.out == &o) {
+		ret = out_commit(&o);
+		if (ret)
+			die("%s: %s", opt.out, strerror(-ret));
+		ret = conversions(opt.out, &o);
+	} else {
+		if (close(raw.fd))
+			die("%s: %s", raw_tmp, strerror(errno));
+		ret = conversions(raw_tmp, &o);
+		out_unlink(raw_tmp);
+	}
+	if (s.ended && !ret)
+		warn("%llu bytes recorded into %s", s.bytes,
+		     strcmp(opt.out, "-") ? opt.out : "standard output");
+	return !s.ended ? EXIT_PARTIAL : ret ? EXIT_FAIL : 0;
 }

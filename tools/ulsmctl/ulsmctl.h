@@ -20,6 +20,8 @@
  *	show.c		show: tables of what the program's library knows
  *	change.c	switch, toggle, clear: one change, one line
  *	record.c	record: a recording streamed into a file
+ *	output.c	-o: a temporary renamed when complete, cleaned up
+ *			on every way out
  *	convert.c	ulsm-trace run on a recording
  *
  * Everything that comes from a program is bounded (a line, a reply, a
@@ -103,6 +105,7 @@ void conn_close(struct conn *c);
 int conn_fill(struct conn *c);
 int conn_take_line(struct conn *c, char *line, size_t size);
 size_t conn_take(struct conn *c, size_t max, const char **p);
+int fd_wait(int fd, short events, long long deadline, int acked);
 int conn_wait(int fd, short events, long long deadline);
 int conn_line(struct conn *c, char *line, size_t size);
 int conn_read(struct conn *c, void *dst, size_t n);
@@ -136,7 +139,24 @@ int cmd_change(pid_t pid, const char *req, const char *what,
 	       const char *name);
 int cmd_record(pid_t pid, const char *glob);
 
+/* output.c */
+struct output {
+	const char *path;	/* -o as given; "-": standard output */
+	int fd;
+	bool in_place;		/* written as it is: "-" or a device */
+	bool pollable;		/* a pipe or a terminal: writes wait */
+	char tmp[PATH_MAX];	/* else: renamed to @path when complete */
+};
+
+void out_open(struct output *o, const char *path);
+int out_write(struct output *o, const void *p, size_t n, long long deadline);
+int out_commit(struct output *o);
+void out_discard(struct output *o);
+int out_temp(char *path, size_t size, const char *dirpath, const char *base);
+void out_unlink(const char *path);
+void out_cleanup_now(void);
+
 /* convert.c */
-int convert(const char *from, const char *to);
+int convert(const char *const *args, int out_fd);
 
 #endif /* ULSMCTL_H */
