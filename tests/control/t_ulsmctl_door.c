@@ -513,7 +513,40 @@ static void one_line(void)
 	fake_stop_since(mark);
 }
 
+static void version(void)
+{
+	struct ctl_run r;
 
+	ctl_run(&r, 10, "--version");
+	check_run(&r, ctl_status(&r) == 0 && !strncmp(r.out.keep, "ulsmctl ",
+		  8), "--version");
+}
+
+static void pick_name(void)
+{
+	static const struct fake_conf a = { .command = "uniqprog" };
+	static const struct fake_conf b = { .command = "twinprog" };
+	struct ctl_run r;
+	int t1, t2, mark = fake_mark();
+
+	use_dir("names2");
+	fake_start(0, "uniqprog", FK_NORMAL, &a);
+	t1 = fake_start(0, "twinprog", FK_NORMAL, &b);
+	t2 = fake_start(0, "twinprog", FK_NORMAL, &b);
+	ctl_run(&r, 10, "show", "-n", "uniqprog", "--json");
+	check_run(&r, ctl_status(&r) == 0 && strstr(r.out.keep, "\"fake\""),
+		  "show -n NAME: the one program of that command");
+	ctl_run(&r, 10, "show", "-n", "twinprog");
+	check_run(&r, ctl_status(&r) == 1 && strstr(r.err.keep, ids(t1)) &&
+		  strstr(r.err.keep, ids(t2)),
+		  "-n with two programs of that name: refused, both listed");
+	ctl_run(&r, 10, "show", "-n", "nosuchprog");
+	check_run(&r, ctl_status(&r) == 1 && strstr(r.err.keep, "nosuchprog"),
+		  "-n with none: refused");
+	ctl_run(&r, 10, "show", "-n", "twinprog", "-p", ids(t1));
+	check_run(&r, ctl_status(&r) == 2, "-n and -p: a bad command line");
+	fake_stop_since(mark);
+}
 
 static void list_columns(void)
 {
@@ -687,6 +720,8 @@ int main(int argc, char **argv)
 	one_line();
 	out_stdout();
 	fake_stop_since(mark);
+	version();
+	pick_name();
 	list_columns();
 	use_dir("slow");
 	judge_slow();

@@ -5,40 +5,58 @@
  * knows, record their tracepoints, flip their switches, toggle their
  * hook-set modules.
  *
- *	ulsmctl list [--json]
- *	ulsmctl show -p PID [--all] [--json]
- *	ulsmctl record -p PID GLOB [-d DURATION] -o FILE [--json]
- *	ulsmctl clear -p PID
- *	ulsmctl switch -p PID NAME on|off
- *	ulsmctl toggle -p PID SET MODULE on|off
- *
- * and --timeout DURATION (10 s): every command's deadline.
- *
- * The socket directory is checked as the endpoint checks it (opened
- * without following a link, owned by this user, mode 0700); the program's
- * refusals are printed with its message, and the exit status is 1.
+ * This file reads the command line, checks that each option belongs to
+ * the command, and hands over to the command's file. A program is named
+ * by -p PID or -n NAME (pick.c); every command has a deadline,
+ * --timeout (10 s), and the backstop (signals.c) a second after it.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <ulsm/config.h>
+
 #include "ulsmctl.h"
 
 struct options opt = { .duration_ms = -1, .timeout_ms = TIMEOUT_MS };
 
-static int usage(void)
+static const char usage_text[] =
+	"usage: ulsmctl list [--json]\n"
+	"       ulsmctl show PROGRAM [--all] [--json]\n"
+	"       ulsmctl record PROGRAM GLOB [-d DURATION] -o FILE|- [--json]\n"
+	"       ulsmctl clear PROGRAM\n"
+	"       ulsmctl switch PROGRAM NAME on|off [--json]\n"
+	"       ulsmctl toggle PROGRAM SET MODULE on|off [--json]\n"
+	"       ulsmctl --version\n"
+	"PROGRAM is -p PID or -n NAME (its command name).\n"
+	"Every command: --timeout DURATION (10s), its deadline.\n"
+	"DURATION: 5s, 500ms, 2m; a plain number is seconds.\n";
+
+static int usage(FILE *f, int status)
 {
-	fprintf(stderr,
-		"usage: ulsmctl list [--json]\n"
-		"       ulsmctl show -p PID [--all] [--json]\n"
-		"       ulsmctl record -p PID GLOB [-d DURATION] -o FILE [--json]\n"
-		"       ulsmctl clear -p PID\n"
-		"       ulsmctl switch -p PID NAME on|off [--json]\n"
-		"       ulsmctl toggle -p PID SET MODULE on|off [--json]\n"
-		"options: --timeout DURATION (10s): every command's deadline\n");
-	return EXIT_USAGE;
+	fputs(usage_text, f);
+	return status;
 }
+
+/* Which options each command takes. */
+enum {
+	O_JSON = 1 << 0, O_ALL = 1 << 1, O_OUT = 1 << 2, O_DUR = 1 << 3,
+	O_PROG = 1 << 4,
+};
+
+static const struct command {
+	const char *name;
+	int opts;
+	int min, max;		/* positional arguments */
+} commands[] = {
+	{ "list", O_JSON, 0, 0 },
+	{ "show", O_PROG | O_JSON | O_ALL, 0, 0 },
+	{ "record", O_PROG | O_OUT | O_DUR | O_JSON, 1, 1 },
+	{ "clear", O_PROG, 0, 0 },
+	{ "switch", O_PROG | O_JSON, 2, 2 },
+	{ "toggle", O_PROG | O_JSON, 3, 3 },
+};
 
 /*
  * A word of a request: printable, no space, at most 256 bytes (the
@@ -55,16 +73,6 @@ static void check_word(const char *w, const char *what)
 			die("%s: only printable characters, no space", what);
 }
 
-static pid_t parse_pid(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s < '0' || *s > '9' || *end || v <= 0 || v > 0x7fffffff)
-		die("-p %s: not a process id", s);
-	return (pid_t)v;
-}
-
 static long parse_duration(const char *s, const char *what)
 {
 	long ms = duration_ms(s);
@@ -74,62 +82,107 @@ static long parse_duration(const char *s, const char *what)
 	return ms;
 }
 
+/*
+ * The value of option @name at argv[*i]: "--name=value" or "--name
+ * value"; NULL when argv[*i] is not that option.
+ */
+static const char *value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n))
+		return NULL;
+	if (argv[*i][n] == '=' && name[1] == '-')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] || *i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
 int main(int argc, char **argv)
 {
-	const char *pid_arg = NULL, *pos[4];
+	const char *pid_arg = NULL, *name = NULL, *pos[4], *v;
+	const struct command *cmd = NULL;
+	int npos = 0, used = 0;
 	char req[1100];
-	int npos = 0;
 	pid_t pid;
 
 	if (argc < 2)
-		return usage();
+		return usage(stderr, EXIT_USAGE);
+	if (!strcmp(argv[1], "--version")) {
+		printf("ulsmctl %s (control protocol 1)\n", ULSM_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help"))
+		return usage(stdout, 0);
+	for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
+		if (!strcmp(argv[1], commands[c].name))
+			cmd = &commands[c];
+	if (!cmd)
+		return usage(stderr, EXIT_USAGE);
 	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		if (!strcmp(argv[i], "--json")) {
 			opt.json = true;
-		else if (!strcmp(argv[i], "--all"))
+			used |= O_JSON;
+		} else if (!strcmp(argv[i], "--all")) {
 			opt.all = true;
-		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
-			pid_arg = argv[++i];
-		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			opt.out = argv[++i];
-		else if (!strcmp(argv[i], "-d") && i + 1 < argc)
-			opt.duration_ms = parse_duration(argv[++i], "-d");
-		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
-			opt.timeout_ms = parse_duration(argv[++i],
-							"--timeout");
-		else if (argv[i][0] == '-' && argv[i][1])
-			return usage();
-		else if (npos < 4)
+			used |= O_ALL;
+		} else if ((v = value(argc, argv, &i, "-p"))) {
+			pid_arg = v;
+			used |= O_PROG;
+		} else if ((v = value(argc, argv, &i, "-n"))) {
+			name = v;
+			used |= O_PROG;
+		} else if ((v = value(argc, argv, &i, "-o"))) {
+			opt.out = v;
+			used |= O_OUT;
+		} else if ((v = value(argc, argv, &i, "-d"))) {
+			opt.duration_ms = parse_duration(v, "-d");
+			used |= O_DUR;
+		} else if ((v = value(argc, argv, &i, "--timeout"))) {
+			opt.timeout_ms = parse_duration(v, "--timeout");
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "ulsmctl: %s: an unknown option, or "
+				"one without its value\n", argv[i]);
+			return usage(stderr, EXIT_USAGE);
+		} else if (npos < 4) {
 			pos[npos++] = argv[i];
-		else
-			return usage();
+		} else {
+			return usage(stderr, EXIT_USAGE);
+		}
+	}
+	if ((used & ~cmd->opts) || npos < cmd->min || npos > cmd->max ||
+	    ((cmd->opts & O_PROG) && !pid_arg == !name)) {
+		if (pid_arg && name)
+			fprintf(stderr, "ulsmctl: -p or -n, not both\n");
+		return usage(stderr, EXIT_USAGE);
 	}
 	if (opt.timeout_ms <= 0)
 		die("--timeout must be longer than 0");
-	if (!strcmp(argv[1], "list") && !npos && !pid_arg) {
-		backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
-		return cmd_list();
-	}
-	if (!pid_arg)
-		return usage();
-	pid = parse_pid(pid_arg);
 	for (int i = 0; i < npos; i++)
-		check_word(pos[i], argv[1]);
-	if (!strcmp(argv[1], "record") && npos == 1 && opt.out)
-		return cmd_record(pid, pos[0]);
+		check_word(pos[i], cmd->name);
+	if (!strcmp(cmd->name, "record") && !opt.out) {
+		fprintf(stderr, "ulsmctl: record: -o FILE, or -o - for "
+			"standard output\n");
+		return usage(stderr, EXIT_USAGE);
+	}
+	/* -n reads the directory: that too is under the deadline. */
 	backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
-	if (!strcmp(argv[1], "show") && !npos)
+	if (!strcmp(cmd->name, "list"))
+		return cmd_list();
+	pid = pick(pid_arg, name);
+	if (!strcmp(cmd->name, "record"))
+		return cmd_record(pid, pos[0]);
+	if (!strcmp(cmd->name, "show"))
 		return cmd_show(pid);
-	if (!strcmp(argv[1], "clear") && !npos)
+	if (!strcmp(cmd->name, "clear"))
 		return cmd_change(pid, "clear\n", "clear", "clear");
-	if (!strcmp(argv[1], "switch") && npos == 2) {
+	if (!strcmp(cmd->name, "switch")) {
 		snprintf(req, sizeof(req), "switch %s %s\n", pos[0], pos[1]);
 		return cmd_change(pid, req, "switch", pos[0]);
 	}
-	if (!strcmp(argv[1], "toggle") && npos == 3) {
-		snprintf(req, sizeof(req), "toggle %s %s %s\n", pos[0], pos[1],
-			 pos[2]);
-		return cmd_change(pid, req, "toggle", pos[1]);
-	}
-	return usage();
+	snprintf(req, sizeof(req), "toggle %s %s %s\n", pos[0], pos[1],
+		 pos[2]);
+	return cmd_change(pid, req, "toggle", pos[1]);
 }

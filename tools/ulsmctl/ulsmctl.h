@@ -11,6 +11,7 @@
  *	escape.c	text from a program, made safe for a terminal
  *	sockdir.c	the socket directory, found and checked as the
  *			endpoint's own rule says
+ *	pick.c		the program a command is for: -p PID, -n NAME
  *	conn.c		a connection: lines and counted bytes, every wait
  *			bounded by a deadline
  *	reply.c		the protocol: the greeting, a request's reply
@@ -88,6 +89,9 @@ extern char dir[PATH_MAX];
 extern char dir_note[PATH_MAX + 100];	/* why XDG_RUNTIME_DIR was not used */
 int open_dir(void);
 pid_t sock_name_pid(const char *name);
+
+/* pick.c */
+pid_t pick(const char *pid_arg, const char *name);
 
 /* conn.c */
 struct conn {
