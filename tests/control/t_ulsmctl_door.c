@@ -587,6 +587,110 @@ static void out_stdout(void)
 	fake_stop_since(mark);
 }
 
+static void hooks(void)
+{
+	static const struct fake_conf st = { .rec = REC_STREAM };
+	char log[1024], f[300];
+	struct ctl_run r;
+	int s, mark = fake_mark();
+
+	s = fake_start(152, NULL, FK_NORMAL, &st);
+	path_in(f, sizeof(f), out, "hooks.bin");
+	ctl_run(&r, 10, "record", "-p", ids(s), "--hooks", "srv", "-d",
+		"300ms", "-o", f);
+	check_run(&r, ctl_status(&r) == 0, "record --hooks SET");
+	ctl_run(&r, 10, "record", "-p", ids(s), "req_*", "--hooks", "srv",
+		"-d", "300ms", "-o", f);
+	check_run(&r, ctl_status(&r) == 0, "record GLOB --hooks SET");
+	fake_requests(s, log, sizeof(log));
+	ok(strstr(log, "record - srv\n") && strstr(log, "record req_* srv\n"),
+	   "record --hooks SET [GLOB]: record <glob|-> <set>");
+	ctl_run(&r, 10, "record", "-p", ids(s), "-d", "300ms", "-o", f);
+	check_run(&r, ctl_status(&r) == 2, "record without a glob nor "
+		  "--hooks: a bad command line");
+	fake_stop_since(mark);
+}
+
+/* A copy of the file @from at @to, mode @mode. */
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), o;
+	ssize_t n;
+
+	o = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	if (in < 0 || o < 0)
+		exit(99);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(o, buf, (size_t)n) != n)
+			exit(99);
+	close(in);
+	close(o);
+}
+
+/*
+ * --ctf: ulsm-trace --ctf OUTDIR FILE, the one next to ulsmctl; here a
+ * copy of ulsmctl beside a script that says what it was asked.
+ */
+static void ctf(void)
+{
+	static const struct fake_conf st = { .rec = REC_STREAM };
+	char bin[256], copy[300], tool[300], args[300], outdir[300], raw[400];
+	char tmpd[256], text[800], want[800], names[256];
+	const char *saved = ctl_path;
+	struct ctl_run r;
+	int mark = fake_mark();
+
+	snprintf(bin, sizeof(bin), "%s/bin", tmp);
+	mkdir(bin, 0755);
+	copy_file(ctl_path, path_in(copy, sizeof(copy), bin, "ulsmctl"), 0755);
+	path_in(tool, sizeof(tool), bin, "ulsm-trace");
+	path_in(args, sizeof(args), bin, "args");
+	put_file(tool, "#!/bin/sh\n"
+		 "echo \"$@\" > \"$(dirname \"$0\")/args\"\n"
+		 "[ \"$1\" = --ctf ] || exit 9\n"
+		 "mkdir -p \"$2\" && cat \"$3\" > \"$2/stream\"\n");
+	chmod(tool, 0755);
+	snprintf(tmpd, sizeof(tmpd), "%s/tmpd", tmp);
+	mkdir(tmpd, 0700);
+	setenv("TMPDIR", tmpd, 1);
+	fake_start(154, NULL, FK_NORMAL, &st);
+	path_in(outdir, sizeof(outdir), out, "ctf");
+	ctl_path = copy;
+	ctl_run(&r, 10, "record", "-p", "154", "x", "-d", "300ms", "--ctf",
+		outdir);
+	snprintf(want, sizeof(want), "--ctf %s %s/.recording.ulsmctl-", outdir,
+		 tmpd);
+	check_run(&r, ctl_status(&r) == 0 &&
+		  !strncmp(file_text(args, text, sizeof(text)), want,
+			   strlen(want)), "record --ctf OUTDIR: ulsm-trace "
+		  "--ctf OUTDIR FILE, the one next to ulsmctl");
+	path_in(raw, sizeof(raw), outdir, "stream");
+	file_text(raw, text, sizeof(text));
+	ok(strlen(text) > 5 && !strcmp(text + strlen(text) - 5, "final"),
+	   "FILE is the recording, whole");
+	ok(!dir_names(tmpd, names, sizeof(names))[0],
+	   "its temporary is gone (%s)", names);
+	path_in(raw, sizeof(raw), out, "ctf.bin");
+	ctl_run(&r, 10, "record", "-p", "154", "x", "-d", "300ms", "-o", raw,
+		"--ctf", outdir);
+	snprintf(want, sizeof(want), "--ctf %s %s\n", outdir, raw);
+	check_run(&r, ctl_status(&r) == 0 &&
+		  !strcmp(file_text(args, text, sizeof(text)), want),
+		  "record -o FILE --ctf OUTDIR: FILE kept, and converted");
+	ctl_run(&r, 10, "record", "-p", "154", "x", "-d", "300ms", "-o", "-",
+		"--ctf", outdir);
+	check_run(&r, ctl_status(&r) == 2, "--ctf with -o -: refused");
+	put_file(tool, "#!/bin/sh\nexit 1\n");
+	ctl_run(&r, 10, "record", "-p", "154", "x", "-d", "300ms", "--ctf",
+		outdir);
+	check_run(&r, ctl_status(&r) == 1 && !dir_names(tmpd, names,
+		  sizeof(names))[0], "a conversion that fails: status 1, "
+		  "no temporary left");
+	ctl_path = saved;
+	unsetenv("TMPDIR");
+	fake_stop_since(mark);
+}
 
 /* --- top ------------------------------------------------------------------ */
 
@@ -719,6 +823,8 @@ int main(int argc, char **argv)
 	out_modes();
 	one_line();
 	out_stdout();
+	hooks();
+	ctf();
 	fake_stop_since(mark);
 	version();
 	pick_name();

@@ -25,6 +25,8 @@ static const char usage_text[] =
 	"usage: ulsmctl list [--json]\n"
 	"       ulsmctl show PROGRAM [--all] [--json]\n"
 	"       ulsmctl record PROGRAM GLOB [-d DURATION] -o FILE|- [--json]\n"
+	"                      [--ctf OUTDIR]\n"
+	"       ulsmctl record PROGRAM --hooks SET [GLOB] ...\n"
 	"       ulsmctl clear PROGRAM\n"
 	"       ulsmctl switch PROGRAM NAME on|off [--json]\n"
 	"       ulsmctl toggle PROGRAM SET MODULE on|off [--json]\n"
@@ -42,7 +44,7 @@ static int usage(FILE *f, int status)
 /* Which options each command takes. */
 enum {
 	O_JSON = 1 << 0, O_ALL = 1 << 1, O_OUT = 1 << 2, O_DUR = 1 << 3,
-	O_PROG = 1 << 4,
+	O_PROG = 1 << 4, O_HOOKS = 1 << 5, O_CTF = 1 << 6,
 };
 
 static const struct command {
@@ -52,7 +54,7 @@ static const struct command {
 } commands[] = {
 	{ "list", O_JSON, 0, 0 },
 	{ "show", O_PROG | O_JSON | O_ALL, 0, 0 },
-	{ "record", O_PROG | O_OUT | O_DUR | O_JSON, 1, 1 },
+	{ "record", O_PROG | O_OUT | O_DUR | O_JSON | O_HOOKS | O_CTF, 0, 1 },
 	{ "clear", O_PROG, 0, 0 },
 	{ "switch", O_PROG | O_JSON, 2, 2 },
 	{ "toggle", O_PROG | O_JSON, 3, 3 },
@@ -140,6 +142,12 @@ int main(int argc, char **argv)
 		} else if ((v = value(argc, argv, &i, "-d"))) {
 			opt.duration_ms = parse_duration(v, "-d");
 			used |= O_DUR;
+		} else if ((v = value(argc, argv, &i, "--hooks"))) {
+			opt.hooks = v;
+			used |= O_HOOKS;
+		} else if ((v = value(argc, argv, &i, "--ctf"))) {
+			opt.ctf = v;
+			used |= O_CTF;
 		} else if ((v = value(argc, argv, &i, "--timeout"))) {
 			opt.timeout_ms = parse_duration(v, "--timeout");
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -162,9 +170,22 @@ int main(int argc, char **argv)
 		die("--timeout must be longer than 0");
 	for (int i = 0; i < npos; i++)
 		check_word(pos[i], cmd->name);
-	if (!strcmp(cmd->name, "record") && !opt.out) {
+	if (opt.hooks)
+		check_word(opt.hooks, "--hooks");
+	if (!strcmp(cmd->name, "record") && (npos ? 0 : !opt.hooks)) {
+		fprintf(stderr, "ulsmctl: record: a GLOB, --hooks SET, or "
+			"both\n");
+		return usage(stderr, EXIT_USAGE);
+	}
+	if (!strcmp(cmd->name, "record") && !opt.out && (!opt.ctf ||
+							 opt.json)) {
 		fprintf(stderr, "ulsmctl: record: -o FILE, or -o - for "
 			"standard output\n");
+		return usage(stderr, EXIT_USAGE);
+	}
+	if (opt.ctf && opt.out && !strcmp(opt.out, "-") && !opt.json) {
+		fprintf(stderr, "ulsmctl: record: --ctf converts a file: not "
+			"with -o -\n");
 		return usage(stderr, EXIT_USAGE);
 	}
 	/* -n reads the directory: that too is under the deadline. */
@@ -173,7 +194,7 @@ int main(int argc, char **argv)
 		return cmd_list();
 	pid = pick(pid_arg, name);
 	if (!strcmp(cmd->name, "record"))
-		return cmd_record(pid, pos[0]);
+		return cmd_record(pid, npos ? pos[0] : NULL);
 	if (!strcmp(cmd->name, "show"))
 		return cmd_show(pid);
 	if (!strcmp(cmd->name, "clear"))

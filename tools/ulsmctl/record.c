@@ -178,7 +178,7 @@ static void stream(struct stream *s)
 	}
 }
 
-/* The converted form (--json into -o). */
+/* The converted forms (--json into -o, --ctf into its folder). */
 static int conversions(const char *raw, struct output *o)
 {
 	int ret = 0;
@@ -192,12 +192,18 @@ static int conversions(const char *raw, struct output *o)
 		if (ret)
 			out_discard(o);
 	}
+	if (opt.ctf) {
+		const char *args[] = { "--ctf", opt.ctf, raw, NULL };
+
+		if (convert(args, -1))
+			ret = -1;
+	}
 	return ret ? -1 : 0;
 }
 
 int cmd_record(pid_t pid, const char *glob)
 {
-	char req[1100], raw_tmp[PATH_MAX] = "";
+	char req[1100], raw_tmp[PATH_MAX] = "", why[300];
 	struct output o = { .fd = -1 }, raw;
 	struct stream s = { .out = &o };
 	const char *tmpdir = getenv("TMPDIR");
@@ -205,17 +211,18 @@ int cmd_record(pid_t pid, const char *glob)
 	int ret;
 
 	sig_setup_record();
-	out_open(&o, opt.out);
-	if (opt.json) {
+	if (opt.out)
+		out_open(&o, opt.out);
+	if (!opt.out || opt.json) {
 		/*
 		 * The recording itself is a temporary, for ulsm-trace: next
 		 * to -o's file, else in TMPDIR.
 		 */
 		char d[PATH_MAX];
 
-		snprintf(d, sizeof(d), "%s", !o.in_place ? o.tmp :
-			 tmpdir && tmpdir[0] == '/' ? tmpdir : "/tmp");
-		if (!o.in_place)
+		snprintf(d, sizeof(d), "%s", opt.out && !o.in_place ?
+			 o.tmp : tmpdir && tmpdir[0] == '/' ? tmpdir : "/tmp");
+		if (opt.out && !o.in_place)
 			*strrchr(d, '/') = '\0';
 		raw = (struct output){ .path = raw_tmp };
 		raw.fd = out_temp(raw_tmp, sizeof(raw_tmp), d, "recording");
@@ -226,9 +233,13 @@ int cmd_record(pid_t pid, const char *glob)
 	}
 	backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
 	ctl_connect(&s.c, pid, now_ms() + opt.timeout_ms);
-	snprintf(req, sizeof(req), "record %s\n", glob);
+	if (opt.hooks)
+		snprintf(req, sizeof(req), "record %s %s\n", glob ? glob : "-",
+			 opt.hooks);
+	else
+		snprintf(req, sizeof(req), "record %s\n", glob);
 	ctl_ask(&s.c, req, "record", &j);
-	if (json_num(&j, json_get(&j, json_root(&j), "matched"),
+	if (glob && json_num(&j, json_get(&j, json_root(&j), "matched"),
 			     -1) == 0)
 		warn("no tracepoint matches %s now (it records those loaded "
 		     "later)", glob);
@@ -237,7 +248,7 @@ int cmd_record(pid_t pid, const char *glob)
 	backstop_disarm();
 	conn_close(&s.c);
 	if (!s.ended && !s.bytes) {
-		warn("%s; nothing was received%s", s.why,
+		warn("%s; nothing was received%s", s.why, opt.out &&
 		     strcmp(opt.out, "-") ? ": -o left as it was" : "");
 		out_discard(&o);
 		if (s.out == &raw)
@@ -259,7 +270,11 @@ int cmd_record(pid_t pid, const char *glob)
 		out_unlink(raw_tmp);
 	}
 	if (s.ended && !ret)
-		warn("%llu bytes recorded into %s", s.bytes,
-		     strcmp(opt.out, "-") ? opt.out : "standard output");
+		warn("%llu bytes recorded%s%s%s%s", s.bytes, opt.out ?
+		     " into " : "", opt.out && strcmp(opt.out, "-") ?
+		     opt.out : opt.out ? "standard output" : "",
+		     opt.ctf ? ", converted into " : "",
+		     opt.ctf ? esc_str(why, sizeof(why), opt.ctf,
+				       strlen(opt.ctf)) : "");
 	return !s.ended ? EXIT_PARTIAL : ret ? EXIT_FAIL : 0;
 }

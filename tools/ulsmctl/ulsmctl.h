@@ -55,6 +55,8 @@ struct options {
 	long duration_ms;		/* -d; -1: none */
 	long timeout_ms;		/* --timeout */
 	const char *out;		/* -o */
+	const char *hooks;		/* record --hooks */
+	const char *ctf;		/* record --ctf */
 };
 extern struct options opt;
 
