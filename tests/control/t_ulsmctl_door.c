@@ -694,7 +694,42 @@ static void ctf(void)
 
 /* --- top ------------------------------------------------------------------ */
 
+/* The number after @key in @s, or -1. */
+static double num_after(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
 
+	return p ? atof(p + strlen(key)) : -1;
+}
+
+static void top(void)
+{
+	static const struct fake_conf c = { .command = "srv" };
+	struct ctl_run r;
+	double hits, calls, refusals;
+	int id, mark = fake_mark();
+
+	use_dir("top");
+	id = fake_start(0, "srv", FK_NORMAL, &c);
+	ctl_run(&r, 10, "top", "-p", ids(id), "--once", "--json", "-i",
+		"500ms");
+	hits = num_after(strstr(r.out.keep, "\"req_start\"") ?: "",
+			 "\"per_s\":");
+	calls = num_after(r.out.keep, "\"calls_per_s\":");
+	refusals = num_after(r.out.keep, "\"refusals_per_s\":");
+	check_run(&r, ctl_status(&r) == 0 && r.secs < 3,
+		  "top --once --json -i 500ms: one sample (%.2f s)", r.secs);
+	check_run(&r, hits > 450 && hits < 550 && calls > 180 && calls < 220 &&
+		  refusals > 18 && refusals < 22, "the rates of two counts: "
+		  "%.1f hits/s, %.1f calls/s, %.1f refusals/s (500, 200, 20)",
+		  hits, calls, refusals);
+	ctl_run(&r, 10, "top", "-n", "srv", "--once");
+	check_run(&r, ctl_status(&r) == 0 && strstr(r.out.keep, "req_start")
+		  && strstr(r.out.keep, "allow") &&
+		  !strstr(r.out.keep, "\x1b"),
+		  "top -n NAME --once: a table, no screen clearing into a pipe");
+	fake_stop_since(mark);
+}
 
 /* --- defect 6: record ends ----------------------------------------------- */
 
@@ -829,6 +864,7 @@ int main(int argc, char **argv)
 	version();
 	pick_name();
 	list_columns();
+	top();
 	use_dir("slow");
 	judge_slow();
 

@@ -19,7 +19,9 @@
 
 #include "ulsmctl.h"
 
-struct options opt = { .duration_ms = -1, .timeout_ms = TIMEOUT_MS };
+struct options opt = {
+	.duration_ms = -1, .timeout_ms = TIMEOUT_MS, .interval_ms = 1000,
+};
 
 static const char usage_text[] =
 	"usage: ulsmctl list [--json]\n"
@@ -30,6 +32,7 @@ static const char usage_text[] =
 	"       ulsmctl clear PROGRAM\n"
 	"       ulsmctl switch PROGRAM NAME on|off [--json]\n"
 	"       ulsmctl toggle PROGRAM SET MODULE on|off [--json]\n"
+	"       ulsmctl top PROGRAM [-i INTERVAL] [--once [--json]]\n"
 	"       ulsmctl --version\n"
 	"PROGRAM is -p PID or -n NAME (its command name).\n"
 	"Every command: --timeout DURATION (10s), its deadline.\n"
@@ -44,7 +47,8 @@ static int usage(FILE *f, int status)
 /* Which options each command takes. */
 enum {
 	O_JSON = 1 << 0, O_ALL = 1 << 1, O_OUT = 1 << 2, O_DUR = 1 << 3,
-	O_PROG = 1 << 4, O_HOOKS = 1 << 5, O_CTF = 1 << 6,
+	O_PROG = 1 << 4, O_HOOKS = 1 << 5, O_CTF = 1 << 6, O_ONCE = 1 << 7,
+	O_INTERVAL = 1 << 8,
 };
 
 static const struct command {
@@ -58,6 +62,7 @@ static const struct command {
 	{ "clear", O_PROG, 0, 0 },
 	{ "switch", O_PROG | O_JSON, 2, 2 },
 	{ "toggle", O_PROG | O_JSON, 3, 3 },
+	{ "top", O_PROG | O_JSON | O_ONCE | O_INTERVAL, 0, 0 },
 };
 
 /*
@@ -130,6 +135,12 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--all")) {
 			opt.all = true;
 			used |= O_ALL;
+		} else if (!strcmp(argv[i], "--once")) {
+			opt.once = true;
+			used |= O_ONCE;
+		} else if ((v = value(argc, argv, &i, "-i"))) {
+			opt.interval_ms = parse_duration(v, "-i");
+			used |= O_INTERVAL;
 		} else if ((v = value(argc, argv, &i, "-p"))) {
 			pid_arg = v;
 			used |= O_PROG;
@@ -168,6 +179,12 @@ int main(int argc, char **argv)
 	}
 	if (opt.timeout_ms <= 0)
 		die("--timeout must be longer than 0");
+	if (opt.interval_ms < 10)
+		die("-i must be 10ms or longer");
+	if (!strcmp(cmd->name, "top") && opt.json && !opt.once) {
+		fprintf(stderr, "ulsmctl: top: --json with --once\n");
+		return usage(stderr, EXIT_USAGE);
+	}
 	for (int i = 0; i < npos; i++)
 		check_word(pos[i], cmd->name);
 	if (opt.hooks)
@@ -197,6 +214,8 @@ int main(int argc, char **argv)
 		return cmd_record(pid, npos ? pos[0] : NULL);
 	if (!strcmp(cmd->name, "show"))
 		return cmd_show(pid);
+	if (!strcmp(cmd->name, "top"))
+		return cmd_top(pid);
 	if (!strcmp(cmd->name, "clear"))
 		return cmd_change(pid, "clear\n", "clear", "clear");
 	if (!strcmp(cmd->name, "switch")) {

@@ -233,11 +233,14 @@ int cmd_record(pid_t pid, const char *glob)
 	}
 	backstop_arm(now_ms() + opt.timeout_ms + BACKSTOP_MS);
 	ctl_connect(&s.c, pid, now_ms() + opt.timeout_ms);
-	if (opt.hooks)
+	if (opt.hooks) {
 		snprintf(req, sizeof(req), "record %s %s\n", glob ? glob : "-",
 			 opt.hooks);
-	else
+		ctl_newer("; --hooks needs an endpoint that records a hook "
+			  "set: this program's library may be older");
+	} else {
 		snprintf(req, sizeof(req), "record %s\n", glob);
+	}
 	ctl_ask(&s.c, req, "record", &j);
 	if (glob && json_num(&j, json_get(&j, json_root(&j), "matched"),
 			     -1) == 0)

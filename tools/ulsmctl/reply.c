@@ -110,6 +110,12 @@ const char *conn_why(int err, char *buf, size_t size, long timeout_ms)
 	return buf;
 }
 
+/*
+ * What a request needs that an older endpoint does not have: said with
+ * its refusal (EINVAL, a request it does not know).
+ */
+static const char *newer;
+
 void ctl_connect(struct conn *c, pid_t pid, long long deadline)
 {
 	char name[64], line[256], why[300];
@@ -148,7 +154,13 @@ void ctl_request(struct conn *c, const char *req, const char *what,
 		die("%s: %s", what, conn_why(ret, why, sizeof(why),
 					     opt.timeout_ms));
 	if (!r->ok)
-		die("%s: %s (%s)", what, r->msg, strerror(-r->err));
+		die("%s: %s (%s)%s", what, r->msg, strerror(-r->err),
+		    r->err == -EINVAL && newer ? newer : "");
+}
+
+void ctl_newer(const char *what)
+{
+	newer = what;
 }
 
 void ctl_ask(struct conn *c, const char *req, const char *what,

@@ -18,7 +18,7 @@
 #include "ulsmctl.h"
 #include "json.h"
 
-#define COL_MAX	32	/* a longer value overflows its column */
+#define COL_MAX	48	/* a longer value overflows its column */
 
 /* A string member, escaped; "-" when it is not a string. */
 static void put_str(const struct json *j, const struct json_node *o,

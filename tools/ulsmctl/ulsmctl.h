@@ -20,6 +20,7 @@
  *	list.c		list: the programs it can reach
  *	show.c		show: tables of what the program's library knows
  *	change.c	switch, toggle, clear: one change, one line
+ *	top.c		top: rates from two counts
  *	record.c	record: a recording streamed into a file
  *	output.c	-o: a temporary renamed when complete, cleaned up
  *			on every way out
@@ -51,7 +52,8 @@
 
 /* The command line (main.c). */
 struct options {
-	bool json, all;
+	bool json, all, once;
+	long interval_ms;		/* top -i */
 	long duration_ms;		/* -d; -1: none */
 	long timeout_ms;		/* --timeout */
 	const char *out;		/* -o */
@@ -134,6 +136,7 @@ const char *conn_why(int err, char *buf, size_t size, long timeout_ms);
 void ctl_connect(struct conn *c, pid_t pid, long long deadline);
 void ctl_request(struct conn *c, const char *req, const char *what,
 		 struct reply *r);
+void ctl_newer(const char *what);
 struct json;
 void ctl_ask(struct conn *c, const char *req, const char *what,
 	     struct json *j);
@@ -144,6 +147,7 @@ int cmd_show(pid_t pid);
 int cmd_change(pid_t pid, const char *req, const char *what,
 	       const char *name);
 int cmd_record(pid_t pid, const char *glob);
+int cmd_top(pid_t pid);
 
 /* output.c */
 struct output {
