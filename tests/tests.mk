@@ -157,6 +157,10 @@ t_control_door_DEPS	:= $(BUILD)/ulsm-trace
 # with the ulsm-trace next to it.
 t_ulsmctl_door_CPPFLAGS	:= -DTC_ULSMCTL='"$(abspath $(BUILD))/ulsmctl"'
 t_ulsmctl_door_DEPS	:= $(BUILD)/ulsmctl $(BUILD)/ulsm-trace
+# ulsmctl's JSON parser and escaping, alone.
+t_ulsmctl_json_CPPFLAGS	:= -Itools/ulsmctl
+t_ulsmctl_json_SRCS	:= tools/ulsmctl/json.c tools/ulsmctl/escape.c
+t_ulsmctl_json_DEPS	:= $(wildcard tools/ulsmctl/*.h)
 
 # tools/: ulsm-trace on hostile files, the one built here (with the same
 # sanitizers).
