@@ -103,7 +103,8 @@ static pid_t *read_pids(int dfd, size_t *n)
 		v[(*n)++] = pid;
 	}
 	closedir(d);
-	qsort(v, *n, sizeof(*v), cmp_pid);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_pid);
 	return v;
 }
 

@@ -12,6 +12,7 @@
 
 const char *prog = "ulsmctl";
 
+__attribute__((format(printf, 1, 0)))
 static void say(const char *fmt, va_list ap)
 {
 	fflush(stdout);
