@@ -33,6 +33,7 @@ struct stream {
 	size_t body;			/* bytes of this chunk still to come */
 	bool last;			/* this chunk is the end chunk */
 	bool ended;			/* the end chunk came, whole */
+	bool out_failed;		/* the bytes could not be written */
 	char why[700];			/* why it ended without the end */
 };
 
@@ -55,6 +56,7 @@ static int take(struct stream *s)
 				return 0;
 			ret = out_write(s->out, p, n, s->out_deadline);
 			if (ret) {
+				s->out_failed = true;
 				snprintf(s->why, sizeof(s->why), "%s: %s",
 					 s->out->path, ret == -ETIMEDOUT ?
 					 "nobody reads it" : ret == -EINTR ?
@@ -250,13 +252,15 @@ int cmd_record(pid_t pid, const char *glob)
 	stream(&s);
 	backstop_disarm();
 	conn_close(&s.c);
-	if (!s.ended && !s.bytes) {
-		warn("%s; nothing was received%s", s.why, opt.out &&
-		     strcmp(opt.out, "-") ? ": -o left as it was" : "");
+	if (s.out_failed || (!s.ended && !s.bytes)) {
+		/* Nothing worth a file: -o stays as it was. */
+		warn("%s; %s%s", s.why, s.out_failed ? "nothing written" :
+		     "nothing was received", opt.out && strcmp(opt.out, "-") ?
+		     ": -o left as it was" : "");
 		out_discard(&o);
 		if (s.out == &raw)
 			out_unlink(raw_tmp);
-		return EXIT_PARTIAL;
+		return s.out_failed ? EXIT_FAIL : EXIT_PARTIAL;
 	}
 	if (!s.ended)
 		warn("%s; %llu bytes received, kept (the recording is cut "
