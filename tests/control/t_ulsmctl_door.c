@@ -467,7 +467,8 @@ static void out_modes(void)
 	check_run(&r, ctl_status(&r) == 0 && !lstat(link, &sb) &&
 		  S_ISREG(sb.st_mode) &&
 		  !strcmp(file_text(target, text, sizeof(text)), "target\n"),
-		  "-o a symbolic link: the link replaced, its target untouched");
+		  "-o a symbolic link: the link replaced, its target "
+		  "untouched");
 	ctl_run(&r, 10, "record", "-p", "153", "x", "-d", "300ms", "-o", fifo);
 	check_run(&r, ctl_status(&r) == 0 && !lstat(fifo, &sb) &&
 		  S_ISREG(sb.st_mode), "-o a FIFO: replaced by a file");
@@ -727,7 +728,8 @@ static void top(void)
 	check_run(&r, ctl_status(&r) == 0 && strstr(r.out.keep, "req_start")
 		  && strstr(r.out.keep, "allow") &&
 		  !strstr(r.out.keep, "\x1b"),
-		  "top -n NAME --once: a table, no screen clearing into a pipe");
+		  "top -n NAME --once: a table, no screen clearing into a "
+		  "pipe");
 	fake_stop_since(mark);
 }
 

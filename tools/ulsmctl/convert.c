@@ -82,7 +82,8 @@ int convert(const char *const *args, int out_fd)
 			kill(child, SIGTERM);
 			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 				;
-			warn("interrupted: the conversion by %s was stopped", t);
+			warn("interrupted: the conversion by %s was "
+			     "stopped", t);
 			return -1;
 		}
 		ppoll(NULL, 0, &ts, sig_wait_mask());

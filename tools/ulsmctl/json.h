@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define JSON_MAX_INPUT	(1 << 20)	/* a reply's payload (docs/control.md) */
+#define JSON_MAX_INPUT	(1 << 20)	/* a reply's payload, at most */
 #define JSON_MAX_DEPTH	32		/* the protocol nests 4 deep */
 
 enum json_type {

@@ -187,6 +187,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < npos; i++)
 		check_word(pos[i], cmd->name);
+	if ((opt.out && !*opt.out) || (opt.ctf && !*opt.ctf))
+		die("-o and --ctf take a path (-o - for standard output)");
 	if (opt.hooks)
 		check_word(opt.hooks, "--hooks");
 	if (!strcmp(cmd->name, "record") && (npos ? 0 : !opt.hooks)) {

@@ -39,7 +39,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define REPLY_MAX	(1 << 20)	/* a reply's payload (docs/control.md) */
+#define REPLY_MAX	(1 << 20)	/* a reply's payload, at most */
 #define CHUNK_MAX	(64 << 20)	/* a chunk of a recording */
 #define TIMEOUT_MS	10000		/* --timeout's default */
 #define END_WAIT_MS	5000		/* after stop, for the end chunk */
