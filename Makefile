@@ -212,11 +212,13 @@ $(BUILD)/ulsm-trace: tools/ulsm-trace.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
 
-# The control endpoint's client (tools/), installed with the library; its
-# --json runs the ulsm-trace built (or installed) next to it.
-$(BUILD)/ulsmctl: tools/ulsmctl.c
+# The control endpoint's client (tools/ulsmctl/, a file per job),
+# installed with the library; its --json runs the ulsm-trace built (or
+# installed) next to it.
+ULSMCTL_SRCS	:= $(wildcard tools/ulsmctl/*.c)
+$(BUILD)/ulsmctl: $(ULSMCTL_SRCS) $(wildcard tools/ulsmctl/*.h) $(CONFIG_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
+	$(CC) $(CPPFLAGS_ALL) -Itools/ulsmctl $(CFLAGS_ALL) -o $@ $(ULSMCTL_SRCS)
 
 # The examples and demonstrations, the tests (make check, make stress) and
 # the benchmarks (make bench): each in its own file, with its rules.

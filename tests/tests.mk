@@ -153,6 +153,14 @@ t_control_DEPS		:= $(BUILD)/ulsm-trace $(BUILD)/tests/plugin_switch.so
 t_control_fuzz_DEPS	:= $(BUILD)/ulsm-trace
 t_control_door_CPPFLAGS	+= -DTC_TRACE_TOOL='"$(abspath $(BUILD))/ulsm-trace"'
 t_control_door_DEPS	:= $(BUILD)/ulsm-trace
+# ulsmctl against fake endpoints, good and hostile: the one built here,
+# with the ulsm-trace next to it.
+t_ulsmctl_door_CPPFLAGS	:= -DTC_ULSMCTL='"$(abspath $(BUILD))/ulsmctl"'
+t_ulsmctl_door_DEPS	:= $(BUILD)/ulsmctl $(BUILD)/ulsm-trace
+# ulsmctl's JSON parser and escaping, alone.
+t_ulsmctl_json_CPPFLAGS	:= -Itools/ulsmctl
+t_ulsmctl_json_SRCS	:= tools/ulsmctl/json.c tools/ulsmctl/escape.c
+t_ulsmctl_json_DEPS	:= $(wildcard tools/ulsmctl/*.h)
 
 # tools/: ulsm-trace on hostile files, the one built here (with the same
 # sanitizers).
