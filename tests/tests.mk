@@ -122,6 +122,10 @@ t_guard_preload_DEPS	:= $(addprefix $(BUILD)/tests/,pg_pre.so pg_audit.so)
 t_depart_LINK		:= whole
 t_depart_LDFLAGS	:= -rdynamic
 t_depart_DEPS		:= $(BUILD)/tests/pgw_rate.so $(BUILD)/tests/pgw_lag.so
+# A statically linked host: its plug-in cannot find its set (issue 40).
+t_static_host_PIE	:= -static
+t_static_host_DEPS	:= $(BUILD)/tests/pgw_rate.so
+t_static_host_SKIP	:= $(if $(SANITIZE),the sanitizers' runtimes do not link statically)
 t_lsm_churn_LIBS	:= $(BUILD)/tests/ch_a.o $(BUILD)/tests/ch_b.o
 t_lsm_churn_DEPS	:= $(t_lsm_churn_LIBS) $(BUILD)/tests/ch_p1.so $(BUILD)/tests/ch_p2.so
 # Host and plug-ins with the compiler's retpolines (and return thunks

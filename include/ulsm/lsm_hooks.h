@@ -63,7 +63,7 @@
  * reach (a plug-in's) goes through a retpoline, as the compiler's
  * indirect branches do (<ulsm/arch/x86_64.h>); a unit (or plug-in) built
  * with it and a defining unit built without fail to link, naming
- * ulsm_hook_set_<set>__RETPOLINE__define_ULSM_RETPOLINE_in_the_unit_that_defines_the_set_too__and_link_a_plugin_host_with_rdynamic.
+ * ulsm_hook_set_<set>__RETPOLINE__define_ULSM_RETPOLINE_in_the_unit_that_defines_the_set_too__and_link_a_plugin_host_dynamically_with_rdynamic.
  *
  * Return types of hooks must be one of: void, int, long, bool, unsigned,
  * size_t, ssize_t, uint32_t, uint64_t, or a pointer typedef'd by the
@@ -769,7 +769,7 @@ ULSM__HOOK_TP_DECLARE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET))
  * One symbol for the three: dlopen() names only the first it misses.
  */
 #define ULSM__DEFINE_REF_(SET, N, U)					\
-	ulsm_hook_set_##SET##__MAX_LSM_COUNT_##N##_UNLOADABLE_##U##__define_ULSM_LSM_DEFINE_in_exactly_one_unit_with_the_same_settings__and_link_a_plugin_host_with_rdynamic
+	ulsm_hook_set_##SET##__MAX_LSM_COUNT_##N##_UNLOADABLE_##U##__define_ULSM_LSM_DEFINE_in_exactly_one_unit_with_the_same_settings__and_link_a_plugin_host_dynamically_with_rdynamic
 #define ULSM__DEFINE_REF__(SET, N, U)	ULSM__DEFINE_REF_(SET, N, U)
 #define ULSM__DEFINE_REF(SET)						\
 	ULSM__DEFINE_REF__(SET, MAX_LSM_COUNT, ULSM__UNLOADABLE_NAME)
@@ -791,7 +791,7 @@ static const char *const ULSM__P(ULSM_LSM_SET, _lsm_define_ref)
  */
 #if ULSM__RETPOLINE
 # define ULSM__RETPOLINE_REF_(SET)					\
-	ulsm_hook_set_##SET##__RETPOLINE__define_ULSM_RETPOLINE_in_the_unit_that_defines_the_set_too__and_link_a_plugin_host_with_rdynamic
+	ulsm_hook_set_##SET##__RETPOLINE__define_ULSM_RETPOLINE_in_the_unit_that_defines_the_set_too__and_link_a_plugin_host_dynamically_with_rdynamic
 # define ULSM__RETPOLINE_REF(SET)	ULSM__RETPOLINE_REF_(SET)
 extern const char ULSM__RETPOLINE_REF(ULSM_LSM_SET);
 static const char *const ULSM__P(ULSM_LSM_SET, _lsm_retpoline_ref)

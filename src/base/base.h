@@ -123,6 +123,13 @@ int ulsm_loaded_find(const void *addr, struct ulsm_loaded *out);
 bool ulsm_loaded_for_good(const void *addr);
 
 /*
+ * Whether the program is linked statically (-static, -static-pie): it
+ * has no dynamic linker of its own (no PT_INTERP), exports no symbols,
+ * and a plug-in it loads cannot find its hook sets.
+ */
+bool ulsm_program_is_static(void);
+
+/*
  * Keep the object that holds @addr loaded for good (RTLD_NODELETE) and
  * remember it (src/base/kept.c): 0 (also for the program), -ENOENT (in
  * no object), or -ELIBACC (the dynamic linker refused; its message).

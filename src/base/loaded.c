@@ -145,3 +145,23 @@ void ulsm_ranges_free(struct ulsm_ranges *r)
 	r->v = NULL;
 	r->n = 0;
 }
+
+/* The program's own program headers say whether it has an interpreter. */
+static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	bool *linked = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_INTERP)
+			*linked = true;
+	return 1;	/* the first object is the program: stop there */
+}
+
+bool ulsm_program_is_static(void)
+{
+	bool linked = false;
+
+	dl_iterate_phdr(first_object, &linked);
+	return !linked;
+}

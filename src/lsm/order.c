@@ -722,6 +722,13 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	st->blobs_fixed = true;
 	ulsm_lsm_watch_exit(set);
 	ulsm_debug("set %s: %s", set->name, *st->list ? st->list : "(none)");
+	if ((set->unloadable || st->plugins_allowed) && ulsm_program_is_static())
+		ulsm_report("set %s takes plug-ins, but this program is linked "
+			    "statically: a plug-in cannot find the set in it "
+			    "(its dlopen fails with \"undefined symbol: "
+			    "ulsm_hook_set_%s__...\"). Link the program "
+			    "dynamically, with -rdynamic, to load plug-ins",
+			    set->name, set->name);
 out:
 	index_free(&x);
 	ulsm_lsm_unlock();

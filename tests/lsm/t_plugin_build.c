@@ -211,7 +211,7 @@ int main(void)
 			out[0] = '\0';
 		pclose(p);
 	}
-	ok(strstr(out, "__and_link_a_plugin_host_with_rdynamic") != NULL, "a host linked "
+	ok(strstr(out, "__and_link_a_plugin_host_dynamically_with_rdynamic") != NULL, "a host linked "
 	   "without -rdynamic: the plug-in's dlopen error names the fix");
 	diag("  %s", out);
 	return done_testing();
