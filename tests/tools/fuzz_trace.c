@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/tools/fuzz_trace.c - ulsm-trace's reader and printers under libFuzzer
- * (clang -fsanitize=fuzzer): `make fuzz-trace` builds it with ASan and
- * UBSan and runs it FUZZ_TIME seconds from seeds that t_trace_fuzz
- * writes. Not part of make check, which runs the tool itself on files it
- * makes (t_trace_fuzz); this one reaches more inputs per second.
+ * tests/tools/fuzz_trace.c - ulsm-trace's reader and printers under
+ * libFuzzer (clang -fsanitize=fuzzer), linked with the tool's files but
+ * its main(): `make fuzz-trace` builds it with ASan and UBSan and runs it
+ * FUZZ_TIME seconds from seeds that t_trace_fuzz writes. Not part of make
+ * check, which runs the tool itself on files it makes (t_trace_fuzz);
+ * this one reaches more inputs per second.
  *
  * Each input is read twice, with its size known (a regular file) and not
  * (a pipe): the two must agree on accepting it, so the early checks
  * against the size never refuse what reading would accept. What is
  * accepted is printed in both modes, and must be strict JSON whose
- * slices pair, and clean text (tests/tools/trace_check.h). A crash, a leak, a sanitizer's report or
- * an allocation over libFuzzer's limit is a finding.
+ * slices pair, and clean text (tests/tools/trace_check.h). A crash, a
+ * leak, a sanitizer's report or an allocation over libFuzzer's limit is
+ * a finding.
  */
-#define ULSM_TRACE_NO_MAIN 1
-#include "../../tools/ulsm-trace.c"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
+#include "output.h"
+#include "reader.h"
 #include "trace_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
