@@ -6,6 +6,9 @@
  * chrome://tracing and speedscope open. ulsm-trace(1) is its manual.
  *
  *	ulsm-trace [--text | --json] FILE
+ *	ulsm-trace --version
+ *
+ * FILE "-" is standard input (a recording piped from ulsmctl or ssh).
  *
  * The file may come from elsewhere: truncated, corrupted, or made to do
  * harm; the reader (reader.c) checks it all and the outputs print only a
@@ -18,54 +21,94 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <ulsm/config.h>
 
 #include "output.h"
 #include "reader.h"
 
+static const char usage_text[] =
+	"usage: ulsm-trace [--text | --json] FILE\n"
+	"       ulsm-trace --version\n"
+	"FILE - is standard input.\n";
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: ulsm-trace [--text | --json] FILE\n");
+	fputs(usage_text, stderr);
 	return 2;
+}
+
+/*
+ * The recording at @path, or standard input for "-". in->size is what is
+ * left to read when it is known (a regular file, even as standard input
+ * from a position past its start), so that the reader can refuse an
+ * impossible count before it reads.
+ */
+static int open_input(const char *path, struct input *in)
+{
+	struct stat st;
+	off_t at = 0;
+
+	in->f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!in->f)
+		return -errno;
+	in->size = SIZE_UNKNOWN;
+	if (fstat(fileno(in->f), &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (in->f == stdin) {
+		at = lseek(fileno(in->f), 0, SEEK_CUR);
+		if (at < 0 || at > st.st_size)
+			return 0;
+	}
+	in->size = (uint64_t)(st.st_size - at);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *shown;
 	struct trace t = { 0 };
 	struct input in = { 0 };
-	struct stat st;
 	bool json = false;
-	int ret = 0;
+	int ret = 0, err;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		if (!strcmp(argv[i], "--json")) {
 			json = true;
-		else if (!strcmp(argv[i], "--text"))
+		} else if (!strcmp(argv[i], "--text")) {
 			json = false;
-		else if (argv[i][0] == '-' || path)
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("ulsm-trace %s\n", ULSM_VERSION);
+			return fflush(stdout) || ferror(stdout);
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return fflush(stdout) || ferror(stdout);
+		} else if ((argv[i][0] == '-' && strcmp(argv[i], "-")) || path) {
 			return usage();
-		else
+		} else {
 			path = argv[i];
+		}
 	}
 	if (!path)
 		return usage();
-	in.f = fopen(path, "rb");
-	if (!in.f) {
-		fprintf(stderr, "ulsm-trace: %s: cannot open: %s\n", path,
-			strerror(errno));
+	shown = strcmp(path, "-") ? path : "standard input";
+	err = open_input(path, &in);
+	if (err) {
+		fprintf(stderr, "ulsm-trace: %s: cannot open: %s\n", shown,
+			strerror(-err));
 		return 1;
 	}
-	in.size = !fstat(fileno(in.f), &st) && S_ISREG(st.st_mode) ?
-		  (uint64_t)st.st_size : SIZE_UNKNOWN;
 	if (read_trace(&in, &t)) {
-		fprintf(stderr, "ulsm-trace: %s: %s\n", path, in.msg);
+		fprintf(stderr, "ulsm-trace: %s: %s\n", shown, in.msg);
 		ret = 1;
 	} else if (json) {
 		print_json(stdout, &t);
 	} else {
 		print_text(stdout, &t);
 	}
-	fclose(in.f);
+	if (in.f != stdin)
+		fclose(in.f);
 	free_trace(&t);
 	if (!ret && (fflush(stdout) || ferror(stdout))) {
 		fprintf(stderr, "ulsm-trace: writing the output: %s\n",
