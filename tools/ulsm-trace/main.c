@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * ulsm-trace - turn the recorder's file (ulsm_trace_write(), ULSM_TRACE,
- * or a recording streamed by the control endpoint) into text or into
+ * or a recording streamed by the control endpoint) into text, into
  * Chrome trace-event JSON, which Perfetto (ui.perfetto.dev),
- * chrome://tracing and speedscope open. ulsm-trace(1) is its manual.
+ * chrome://tracing and speedscope open, or into a CTF trace, which
+ * babeltrace2 and Trace Compass open. ulsm-trace(1) is its manual.
  *
  *	ulsm-trace [--text | --json] FILE
+ *	ulsm-trace --ctf OUTDIR [--wall-clock] FILE
  *	ulsm-trace --version
  *
  * FILE "-" is standard input (a recording piped from ulsmctl or ssh).
@@ -13,7 +15,8 @@
  * The file may come from elsewhere: truncated, corrupted, or made to do
  * harm; the reader (reader.c) checks it all and the outputs print only a
  * trace it accepted. A bad file gets one line on stderr and exit status
- * 1. Each output has its file: text.c, json.c.
+ * 1, and no output: no text, no JSON, no trace directory. Each output has
+ * its file: text.c, json.c, ctf.c (and ctfdir.c, its directory).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -21,15 +24,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ulsm/config.h>
 
+#include "ctf.h"
 #include "output.h"
 #include "reader.h"
 
 static const char usage_text[] =
 	"usage: ulsm-trace [--text | --json] FILE\n"
+	"       ulsm-trace --ctf OUTDIR [--wall-clock] FILE\n"
 	"       ulsm-trace --version\n"
 	"FILE - is standard input.\n";
 
@@ -65,19 +71,54 @@ static int open_input(const char *path, struct input *in)
 	return 0;
 }
 
+/*
+ * --wall-clock: CLOCK_REALTIME at CLOCK_MONOTONIC's 0, now. The two are
+ * read twice around a third read, and the pair that took less time kept.
+ */
+static int64_t wall_offset(void)
+{
+	struct timespec m0, r, m1;
+	int64_t best = 0, span = INT64_MAX;
+
+	for (int i = 0; i < 3; i++) {
+		int64_t d, mono;
+
+		clock_gettime(CLOCK_MONOTONIC, &m0);
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		d = (m1.tv_sec - m0.tv_sec) * 1000000000ll +
+		    (m1.tv_nsec - m0.tv_nsec);
+		mono = m0.tv_sec * 1000000000ll + m0.tv_nsec + d / 2;
+		if (d < span) {
+			span = d;
+			best = r.tv_sec * 1000000000ll + r.tv_nsec - mono;
+		}
+	}
+	return best;
+}
+
+enum mode { TEXT, JSON, CTF };
+
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *shown;
+	const char *path = NULL, *shown, *outdir = NULL;
+	struct ctf_opts co = { 0 };
 	struct trace t = { 0 };
 	struct input in = { 0 };
-	bool json = false;
+	enum mode mode = TEXT;
+	char why[256];
 	int ret = 0, err;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
-			json = true;
+			mode = JSON;
 		} else if (!strcmp(argv[i], "--text")) {
-			json = false;
+			mode = TEXT;
+		} else if (!strcmp(argv[i], "--ctf") && i + 1 < argc) {
+			mode = CTF;
+			outdir = argv[++i];
+		} else if (!strcmp(argv[i], "--wall-clock")) {
+			co.wall_clock = true;
 		} else if (!strcmp(argv[i], "--version")) {
 			printf("ulsm-trace %s\n", ULSM_VERSION);
 			return fflush(stdout) || ferror(stdout);
@@ -90,8 +131,15 @@ int main(int argc, char **argv)
 			path = argv[i];
 		}
 	}
-	if (!path)
+	if (!path || (co.wall_clock && mode != CTF))
 		return usage();
+	/* Said before a long read: the directory will not do. */
+	if (mode == CTF && ctf_dir_usable(outdir, why, sizeof(why))) {
+		fprintf(stderr, "ulsm-trace: %s: %s\n", outdir, why);
+		return 1;
+	}
+	if (co.wall_clock)
+		co.offset_ns = wall_offset();
 	shown = strcmp(path, "-") ? path : "standard input";
 	err = open_input(path, &in);
 	if (err) {
@@ -102,7 +150,12 @@ int main(int argc, char **argv)
 	if (read_trace(&in, &t)) {
 		fprintf(stderr, "ulsm-trace: %s: %s\n", shown, in.msg);
 		ret = 1;
-	} else if (json) {
+	} else if (mode == CTF) {
+		if (ctf_dir_write(outdir, &t, &co, why, sizeof(why))) {
+			fprintf(stderr, "ulsm-trace: %s: %s\n", outdir, why);
+			ret = 1;
+		}
+	} else if (mode == JSON) {
 		print_json(stdout, &t);
 	} else {
 		print_text(stdout, &t);

@@ -63,6 +63,12 @@ void print_number(FILE *out, const struct value *v, bool json);
 size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp);
 
 void print_text(FILE *out, const struct trace *t);
+/*
+ * A name (of a tracepoint, a thread, a command) as the text shows it: one
+ * field of its line, visible characters as they are, \\ for a backslash,
+ * \xNN for any other byte, "" for an empty name.
+ */
+void text_str(FILE *out, const char *str, size_t len);
 void print_json(FILE *out, const struct trace *t);
 
 #endif

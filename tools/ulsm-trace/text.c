@@ -64,7 +64,7 @@ static void text_bytes(FILE *out, const char *str, size_t len, bool quoted)
 	}
 }
 
-static void text_str(FILE *out, const char *str, size_t len)
+void text_str(FILE *out, const char *str, size_t len)
 {
 	text_bytes(out, str, len, false);
 }
