@@ -158,6 +158,11 @@ t_control_door_DEPS	:= $(BUILD)/ulsm-trace
 # sanitizers).
 t_trace_fuzz_CPPFLAGS	:= -DTF_TOOL='"$(abspath $(BUILD))/ulsm-trace"'
 t_trace_fuzz_DEPS	:= $(BUILD)/ulsm-trace
+# Every type through the text, the JSON and the CTF trace (babeltrace2
+# where it is installed), and the comparison any recording can be given.
+t_trace_types_CPPFLAGS	:= -DTT_TOOL='"$(abspath $(BUILD))/ulsm-trace"' \
+			   -DTT_COMPARE='"$(CURDIR)/tests/tools/ctf_compare.sh"'
+t_trace_types_DEPS	:= $(BUILD)/ulsm-trace tests/tools/ctf_compare.sh
 
 # apr/: the drop-in's run functions read after registration (t_apr_tail,
 # against ulsm-apr where APR is installed; elsewhere it skips), and
