@@ -155,9 +155,11 @@ t_control_door_CPPFLAGS	+= -DTC_TRACE_TOOL='"$(abspath $(BUILD))/ulsm-trace"'
 t_control_door_DEPS	:= $(BUILD)/ulsm-trace
 
 # tools/: ulsm-trace on hostile files, the one built here (with the same
-# sanitizers).
-t_trace_fuzz_CPPFLAGS	:= -DTF_TOOL='"$(abspath $(BUILD))/ulsm-trace"'
-t_trace_fuzz_DEPS	:= $(BUILD)/ulsm-trace
+# sanitizers), and its CTF traces read by babeltrace2 as its text reads
+# the same files (ctf_compare.sh).
+t_trace_fuzz_CPPFLAGS	:= -DTF_TOOL='"$(abspath $(BUILD))/ulsm-trace"' \
+			   -DTF_COMPARE='"$(CURDIR)/tests/tools/ctf_compare.sh"'
+t_trace_fuzz_DEPS	:= $(BUILD)/ulsm-trace tests/tools/ctf_compare.sh
 # Every type through the text, the JSON and the CTF trace (babeltrace2
 # where it is installed), and the comparison any recording can be given.
 t_trace_types_CPPFLAGS	:= -DTT_TOOL='"$(abspath $(BUILD))/ulsm-trace"' \

@@ -436,8 +436,9 @@ static int packet_empty(struct ctf *c, struct stream *s, uint64_t begin,
  * reader.c, place_lost()): a packet of their own, from the end of the
  * last one to @at, which raises the running total. A stream's first
  * packet cannot say a count, so a loss before any event gets an empty
- * first packet. The total stays at UINT64_MAX rather than wrap, which a
- * reader would take for a total that went down.
+ * first packet. The total stops at UINT64_MAX - 1 rather than wrap, which
+ * a reader would take for a total that went down (and babeltrace2 2.0
+ * takes UINT64_MAX for "not known", and aborts on it).
  */
 static int lost(struct ctf *c, struct stream *s, uint64_t count, uint64_t at)
 {
@@ -451,8 +452,8 @@ static int lost(struct ctf *c, struct stream *s, uint64_t count, uint64_t at)
 		err = packet_empty(c, s, at, at);
 	if (err)
 		return err;
-	s->discarded = count > UINT64_MAX - s->discarded ? UINT64_MAX :
-		       s->discarded + count;
+	s->discarded = count >= UINT64_MAX - 1 - s->discarded ?
+		       UINT64_MAX - 1 : s->discarded + count;
 	return packet_empty(c, s, s->end, at);
 }
 
@@ -787,6 +788,23 @@ static int metadata(struct ctf *c)
 		err = event_class(c, f, i);
 	cerr = c->sink->close(c->sink, f);
 	return err ? err : cerr;
+}
+
+int ctf_fits(const struct trace *t, const struct ctf_opts *o, char *why,
+	     size_t why_len)
+{
+	int64_t off = o->wall_clock ? o->offset_ns : 0;
+	uint64_t last = 0;
+
+	for (size_t i = 0; i < t->nrecs; i++)
+		last = t->recs[i].e.ns > last ? t->recs[i].e.ns : last;
+	if (last <= (uint64_t)INT64_MAX - (off > 0 ? (uint64_t)off : 0))
+		return 0;
+	snprintf(why, why_len, "a time of %" PRIu64 " ns%s, past what a CTF "
+		 "reader takes (babeltrace2 counts time from the clock's "
+		 "origin in signed 64-bit nanoseconds)", last,
+		 off > 0 ? " plus the wall clock's offset" : "");
+	return -ERANGE;
 }
 
 int ctf_write(const struct trace *t, const struct ctf_opts *o,

@@ -60,6 +60,17 @@ int ctf_write(const struct trace *t, const struct ctf_opts *o,
 	      struct ctf_sink *sink);
 
 /*
+ * ctf_fits - whether @t's times can be a CTF trace's: a reader counts
+ * them (plus the clock's offset) in signed 64-bit nanoseconds from the
+ * clock's origin, so a time past 2^63 - 1 (292 years of CLOCK_MONOTONIC:
+ * a corrupt file) cannot be read.
+ *
+ * Return: 0, or -ERANGE with @why saying it in words.
+ */
+int ctf_fits(const struct trace *t, const struct ctf_opts *o, char *why,
+	     size_t why_len);
+
+/*
  * ctf_dir_usable - whether @dir could receive a trace: it does not exist,
  * or is an empty directory; and its parent is a directory.
  *

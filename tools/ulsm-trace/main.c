@@ -151,7 +151,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ulsm-trace: %s: %s\n", shown, in.msg);
 		ret = 1;
 	} else if (mode == CTF) {
-		if (ctf_dir_write(outdir, &t, &co, why, sizeof(why))) {
+		if (ctf_fits(&t, &co, why, sizeof(why))) {
+			fprintf(stderr, "ulsm-trace: %s: %s\n", shown, why);
+			ret = 1;
+		} else if (ctf_dir_write(outdir, &t, &co, why, sizeof(why))) {
 			fprintf(stderr, "ulsm-trace: %s: %s\n", outdir, why);
 			ret = 1;
 		}
