@@ -2081,7 +2081,8 @@ static void small3_file(struct buf *b)
  * (what version 3 adds: each parameter's type; its events are version
  * 2's, cut at each length above), and type bytes: every one the reader
  * takes, six to a tracepoint, and those it must refuse: each kind with
- * sizes 0, 3, 5, 9 and 15 and those of no kind, one file each.
+ * sizes 0, 3, 5, 9 and 15 and those of no kind, one file each (every
+ * stride-th).
  */
 static void types3(void)
 {
@@ -2135,7 +2136,8 @@ static void types3(void)
 
 		if (good_type(type) || (type >> 4 && type >> 4 < 10 &&
 					size != 0 && size != 3 && size != 5 &&
-					size != 9 && size != 15))
+					size != 9 && size != 15) ||
+		    type % stride != phase)
 			continue;
 		types[0][0] = (uint8_t)type;
 		nm[0] = (struct tname){ 1, 1, "one", "x", 3, 1 };
