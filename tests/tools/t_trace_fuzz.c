@@ -2260,8 +2260,8 @@ static void ctf_agree(void)
 	struct buf b[4] = { 0 };
 	const struct buf *files[] = { &real, &b[0], &b[1], &b[2], &any };
 	static const char *const what[] = {
-		"the real recording", "the small file", "the small version 2 "
-		"file", "the small version 3 file", "names of any bytes",
+		"the real recording", "the small file", "the small v2 file",
+		"the small v3 file", "names of any bytes",
 	};
 	char cmd[3 * PATH_MAX];
 	int bad = 0;
