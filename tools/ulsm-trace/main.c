@@ -16,7 +16,8 @@
  * harm; the reader (reader.c) checks it all and the outputs print only a
  * trace it accepted. A bad file gets one line on stderr and exit status
  * 1, and no output: no text, no JSON, no trace directory. Each output has
- * its file: text.c, json.c, ctf.c (and ctfdir.c, its directory).
+ * its file: text.c, json.c, ctf.c (with tsdl.c, its metadata, and
+ * ctfdir.c, its directory).
  */
 #include <errno.h>
 #include <stdbool.h>
