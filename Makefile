@@ -207,10 +207,20 @@ $(BUILD)/ulsm-apr-uninstalled.pc: ulsm-apr-uninstalled.pc.in Makefile
 endif
 
 
-# The recorder's converter (tools/), installed with the library.
-$(BUILD)/ulsm-trace: tools/ulsm-trace.c
+# The recorder's converter (tools/ulsm-trace/, a file per job), installed
+# with the library. Its objects have a rule of their own (the library's
+# flags are not a program's); the more specific pattern wins.
+TRACE_TOOL_SRCS	:= $(wildcard tools/ulsm-trace/*.c)
+TRACE_TOOL_OBJS	:= $(TRACE_TOOL_SRCS:%.c=$(BUILD)/%.o)
+-include $(TRACE_TOOL_OBJS:.o=.d)
+
+$(BUILD)/tools/ulsm-trace/%.o: tools/ulsm-trace/%.c $(CONFIG_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/ulsm-trace: $(TRACE_TOOL_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^
 
 # The control endpoint's client (tools/ulsmctl/, a file per job),
 # installed with the library; its --json runs the ulsm-trace built (or

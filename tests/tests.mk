@@ -167,9 +167,16 @@ t_ulsmctl_json_SRCS	:= tools/ulsmctl/json.c tools/ulsmctl/escape.c
 t_ulsmctl_json_DEPS	:= $(wildcard tools/ulsmctl/*.h)
 
 # tools/: ulsm-trace on hostile files, the one built here (with the same
-# sanitizers).
-t_trace_fuzz_CPPFLAGS	:= -DTF_TOOL='"$(abspath $(BUILD))/ulsm-trace"'
-t_trace_fuzz_DEPS	:= $(BUILD)/ulsm-trace
+# sanitizers), and its CTF traces read by babeltrace2 as its text reads
+# the same files (ctf_compare.sh).
+t_trace_fuzz_CPPFLAGS	:= -DTF_TOOL='"$(abspath $(BUILD))/ulsm-trace"' \
+			   -DTF_COMPARE='"$(CURDIR)/tests/tools/ctf_compare.sh"'
+t_trace_fuzz_DEPS	:= $(BUILD)/ulsm-trace tests/tools/ctf_compare.sh
+# Every type through the text, the JSON and the CTF trace (babeltrace2
+# where it is installed), and the comparison any recording can be given.
+t_trace_types_CPPFLAGS	:= -DTT_TOOL='"$(abspath $(BUILD))/ulsm-trace"' \
+			   -DTT_COMPARE='"$(CURDIR)/tests/tools/ctf_compare.sh"'
+t_trace_types_DEPS	:= $(BUILD)/ulsm-trace tests/tools/ctf_compare.sh
 
 # apr/: the drop-in's run functions read after registration (t_apr_tail,
 # against ulsm-apr where APR is installed; elsewhere it skips), and
@@ -437,8 +444,9 @@ FUZZ_DIR	:= build/fuzz-trace
 .PHONY: fuzz-trace
 fuzz-trace: $(BUILD)/tests/t_trace_fuzz.t
 	@mkdir -p $(FUZZ_DIR)/corpus
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Itests/tools -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $(FUZZ_DIR)/fuzz_trace tests/tools/fuzz_trace.c
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -I$(BUILD)/include -Iinclude -Itests/tools -Itools/ulsm-trace \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $(FUZZ_DIR)/fuzz_trace \
+		tests/tools/fuzz_trace.c $(filter-out %/main.c,$(TRACE_TOOL_SRCS))
 	cd $(BUILD)/tests && ./t_trace_fuzz.t --corpus $(abspath $(FUZZ_DIR))/corpus >/dev/null
 	cd $(FUZZ_DIR) && ./fuzz_trace -max_total_time=$(FUZZ_TIME) -max_len=65536 \
 		-rss_limit_mb=1024 -malloc_limit_mb=256 corpus

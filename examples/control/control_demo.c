@@ -43,6 +43,9 @@ DECLARE_TRACEPOINT(req_start, TP_PROTO(int id, long len), TP_ARGS(id, len));
 DEFINE_TRACEPOINT(req_start, TP_PROTO(int id, long len), TP_ARGS(id, len));
 DECLARE_TRACEPOINT(req_end, TP_PROTO(int id, int status), TP_ARGS(id, status));
 DEFINE_TRACEPOINT(req_end, TP_PROTO(int id, int status), TP_ARGS(id, status));
+/* A refused request, with the hook's answer: a negative errno. */
+DECLARE_TRACEPOINT(req_refused, TP_PROTO(int id, int err), TP_ARGS(id, err));
+DEFINE_TRACEPOINT(req_refused, TP_PROTO(int id, int err), TP_ARGS(id, err));
 
 /* The module: every tenth request refused. */
 static const struct lsm_id deny_id = { .name = "deny", .id = 1 };
@@ -74,9 +77,12 @@ static void on_signal(int sig)
 static int serve(int id)
 {
 	long len = 100 + id % 900;
-	int status = call_int_hook(req_check, id) ? 403 : 200;
+	int err = call_int_hook(req_check, id);
+	int status = err ? 403 : 200;
 
 	trace_req_start(id, len);
+	if (err)
+		trace_req_refused(id, err);
 	if (static_branch_unlikely(&verbose_log))
 		printf("request %d: %ld bytes, status %d\n", id, len, status);
 	trace_req_end(id, status);

@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/tools/fuzz_trace.c - ulsm-trace's reader and printers under libFuzzer
- * (clang -fsanitize=fuzzer): `make fuzz-trace` builds it with ASan and
- * UBSan and runs it FUZZ_TIME seconds from seeds that t_trace_fuzz
- * writes. Not part of make check, which runs the tool itself on files it
- * makes (t_trace_fuzz); this one reaches more inputs per second.
+ * tests/tools/fuzz_trace.c - ulsm-trace's reader and printers under
+ * libFuzzer (clang -fsanitize=fuzzer), linked with the tool's files but
+ * its main(): `make fuzz-trace` builds it with ASan and UBSan and runs it
+ * FUZZ_TIME seconds from seeds that t_trace_fuzz writes. Not part of make
+ * check, which runs the tool itself on files it makes (t_trace_fuzz);
+ * this one reaches more inputs per second.
  *
  * Each input is read twice, with its size known (a regular file) and not
  * (a pipe): the two must agree on accepting it, so the early checks
  * against the size never refuse what reading would accept. What is
- * accepted is printed in both modes, and must be strict JSON whose
- * slices pair, and clean text (tests/tools/trace_check.h). A crash, a leak, a sanitizer's report or
- * an allocation over libFuzzer's limit is a finding.
+ * accepted is printed in all three modes, and must be strict JSON whose
+ * slices pair, clean text (tests/tools/trace_check.h), and a CTF trace
+ * (written into memory) of metadata and whole packets
+ * (tests/tools/ctf_check.h), of a size linear in the input's. A crash, a
+ * leak, a sanitizer's report or an allocation over libFuzzer's limit is
+ * a finding. The seeds hold files of each version, 1 to 3.
  */
-#define ULSM_TRACE_NO_MAIN 1
-#include "../../tools/ulsm-trace.c"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "ctf.h"
+#include "ctf_check.h"
+#include "output.h"
+#include "reader.h"
 #include "trace_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -60,6 +70,56 @@ static void print_and_check(const struct trace *t, bool json)
 	free(out);
 }
 
+/* The CTF trace's files, one at a time, into memory and checked there. */
+struct mem_sink {
+	struct ctf_sink sink;
+	char *p;
+	size_t len, total;
+	bool meta;
+	unsigned char uuid[16];
+};
+
+static FILE *mem_create(struct ctf_sink *sink, const char *name)
+{
+	struct mem_sink *m = (struct mem_sink *)sink;
+
+	m->meta = !strcmp(name, "metadata");
+	return open_memstream(&m->p, &m->len);
+}
+
+static int mem_close(struct ctf_sink *sink, FILE *f)
+{
+	struct mem_sink *m = (struct mem_sink *)sink;
+
+	if (fclose(f))
+		abort();
+	if (m->meta ? tc_ctf_metadata_check(m->p, m->len) >= 0 :
+		      tc_ctf_stream_check((unsigned char *)m->p, m->len,
+					  m->uuid) >= 0)
+		abort();
+	m->total += m->len;
+	free(m->p);
+	m->p = NULL;
+	return 0;
+}
+
+/*
+ * At most a class's metadata (a name shown with escapes, its fields'
+ * names) per event, a packet's header and thread name per thread: a
+ * bound linear in the input, which a quadratic writer would break.
+ */
+static void ctf_and_check(const struct trace *t, size_t size)
+{
+	struct mem_sink m = { .sink = { mem_create, mem_close } };
+	struct ctf_opts o = { 0 };
+	char why[256];
+
+	if (ctf_fits(t, &o, why, sizeof(why)))
+		return;
+	if (ctf_write(t, &o, &m.sink) || m.total > 65536 + 2048 * size)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct trace t = { 0 };
@@ -71,6 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!known) {
 		print_and_check(&t, false);
 		print_and_check(&t, true);
+		ctf_and_check(&t, size);
 	}
 	free_trace(&t);
 	return 0;

@@ -10,10 +10,14 @@
  * every length around the tool's old 256-byte buffer, names with any
  * bytes, a small file truncated at every length, bit flips, every count
  * and length replaced by huge values, random bytes after a valid header,
- * and random files of random structure. ulsm-trace runs on each with
- * --text and with --json, under a time limit, and must either print (exit
- * 0, JSON that a strict parser accepts, text with no control byte) or
- * refuse (exit 1, one line that starts with "ulsm-trace: "): a signal, a
+ * and random files of random structure, of versions 1, 2 and 3 (each
+ * parameter's type: every type there is, and those there are not).
+ * ulsm-trace runs on each with --text, --json and --ctf, under a time
+ * limit, and must either print (exit 0, JSON that a strict parser
+ * accepts, text with no control byte, a CTF directory of metadata and
+ * whole packets only, which babeltrace2 reads where it is installed) or
+ * refuse (exit 1, one line that starts with "ulsm-trace: ", and no
+ * directory, not even a hidden one half written): a signal, a
  * sanitizer's report, a timeout, "out of memory" on a small file or any
  * other status fails the check. Files that are valid must be printed, and
  * some of them exactly as expected.
@@ -27,6 +31,7 @@
  * also writes the valid files into DIR, as seeds for tests/tools/fuzz_trace.c
  * (make fuzz-trace).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -48,11 +53,15 @@
 
 #include <ulsm/tracepoint.h>
 
+#include "ctf_check.h"
 #include "tap.h"
 #include "trace_check.h"
 
 #ifndef TF_TOOL
 # define TF_TOOL	"../ulsm-trace"
+#endif
+#ifndef TF_COMPARE
+# define TF_COMPARE	"../../../tests/tools/ctf_compare.sh"
 #endif
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -266,14 +275,20 @@ struct t2part {
 	bool is_lost;
 };
 
-static void put_header2(struct buf *b, uint32_t pid, const char *cmd,
-			size_t cl)
+static void put_header_v(struct buf *b, uint32_t version, uint32_t pid,
+			 const char *cmd, size_t cl)
 {
 	put(b, "ULSMTRC1", 8);
-	put_u32(b, 2, false);
+	put_u32(b, version, false);
 	put_u32(b, pid, false);
 	put_u32(b, (uint32_t)cl, true);
 	put(b, cmd, cl);
+}
+
+static void put_header2(struct buf *b, uint32_t pid, const char *cmd,
+			size_t cl)
+{
+	put_header_v(b, 2, pid, cmd, cl);
 }
 
 static void put_rec(struct buf *b, uint32_t type, size_t len)
@@ -314,20 +329,29 @@ static void put_event2(struct buf *b, const struct t2event *e)
 		put(b, e->s[i], str_bytes(e, i));
 }
 
-static void build2(struct buf *b, const struct tname *nm, size_t nn,
-		   const struct t2thread *th, size_t nt,
-		   const struct t2part *pt, size_t np)
+/*
+ * Versions 2 and 3: version 3 (@types not NULL) has each name's
+ * parameters' types after its args, a byte each (enum ulsm_tp_type).
+ */
+static void build_v(struct buf *b, const struct tname *nm,
+		    const uint8_t (*types)[6], size_t nn,
+		    const struct t2thread *th, size_t nt,
+		    const struct t2part *pt, size_t np)
 {
 	b->len = 0;
-	put_header2(b, 4242, "small", 5);
+	put_header_v(b, types ? 3 : 2, 4242, "small", 5);
 	for (size_t i = 0; i < nn; i++) {
-		put_rec(b, 1, 16 + nm[i].nl + nm[i].al);
+		size_t nt3 = !types ? 0 : nm[i].nargs < 6 ? nm[i].nargs : 6;
+
+		put_rec(b, 1, 16 + nm[i].nl + nm[i].al + nt3);
 		put_u32(b, nm[i].id, true);
 		put_u32(b, nm[i].nargs, true);
 		put_u32(b, (uint32_t)nm[i].nl, true);
 		put_u32(b, (uint32_t)nm[i].al, true);
 		put(b, nm[i].name, nm[i].nl);
 		put(b, nm[i].args, nm[i].al);
+		if (nt3)
+			put(b, types[i], nt3);
 	}
 	for (size_t i = 0; i < nt; i++) {
 		put_rec(b, 2, 12 + th[i].nl);
@@ -355,6 +379,21 @@ static void build2(struct buf *b, const struct tname *nm, size_t nn,
 			put_event2(b, &pt[i].ev[k]);
 	}
 	put_rec(b, 5, 0);
+}
+
+static void build2(struct buf *b, const struct tname *nm, size_t nn,
+		   const struct t2thread *th, size_t nt,
+		   const struct t2part *pt, size_t np)
+{
+	build_v(b, nm, NULL, nn, th, nt, pt, np);
+}
+
+static void build3(struct buf *b, const struct tname *nm,
+		   const uint8_t (*types)[6], size_t nn,
+		   const struct t2thread *th, size_t nt,
+		   const struct t2part *pt, size_t np)
+{
+	build_v(b, nm, types, nn, th, nt, pt, np);
 }
 
 static uint64_t rng_state;
@@ -515,6 +554,15 @@ static int emu_argc;
 static const char *tool = TF_TOOL;
 static char dir[PATH_MAX], in_path[PATH_MAX + 16];
 static char out_path[PATH_MAX + 16], err_path[PATH_MAX + 16];
+/* Where --ctf writes: made by a run, checked and removed after it. */
+static char ctf_path[PATH_MAX + 16];
+/*
+ * babeltrace2 reads the CTF output of the first printed files, 100 per
+ * --scale (30 under a sanitizer or an emulator: each run costs tens of
+ * ms), where it is installed.
+ */
+static bool have_bt;
+static long bt_runs, bt_budget = 100, ctf_printed;
 static int nsaved, runs, nseeds;
 /* --corpus: where the valid files go, as seeds for tests/fuzz_trace.c. */
 static const char *corpus;
@@ -575,6 +623,8 @@ static void run_tool_on(const char *path, const char *mode, struct run *r)
 		argv[argc++] = emu_argv[i];
 	argv[argc++] = (char *)(uintptr_t)tool;
 	argv[argc++] = (char *)(uintptr_t)mode;
+	if (!strcmp(mode, "--ctf"))
+		argv[argc++] = ctf_path;
 	argv[argc++] = (char *)(uintptr_t)path;
 	argv[argc] = NULL;
 	posix_spawn_file_actions_init(&fa);
@@ -638,11 +688,167 @@ static const char *say(const char *fmt, ...)
 	return verdict;
 }
 
-/* NULL if the tool behaved on this file, else what it did wrong. */
-static const char *judge(const struct run *r, bool json, enum expect want)
+/* The file at @path, or NULL; *@len its size. */
+static char *read_file(const char *path, size_t *len)
 {
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return NULL;
+	return slurp(path, len);
+}
+
+/*
+ * A leftover of a --ctf run beside the directory it was to write: the
+ * hidden directory its files went into first.
+ */
+static void remove_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
+
+/* Found, and removed (so that one failure is not reported again). */
+static bool ctf_leftover(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	while (d && (e = readdir(d))) {
+		char path[2 * PATH_MAX];
+
+		if (strncmp(e->d_name, ".ctf.", 5))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		remove_dir(path);
+		found = true;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void ctf_remove(void)
+{
+	remove_dir(ctf_path);
+}
+
+/*
+ * What --ctf wrote, or NULL when it is a trace: only "metadata" and
+ * "stream_<tid>" files, the metadata text with the signature, each
+ * stream whole packets of the one UUID (ctf_check.h), at most
+ * TF_OUT_LIMIT bytes in all; and, where babeltrace2 is installed, a
+ * trace it reads without an error.
+ */
+static const char *ctf_judge(void)
+{
+	unsigned char uuid[16] = { 0 };
+	DIR *d = opendir(ctf_path);
+	struct dirent *e;
+	const char *why = NULL;
+	size_t total = 0, files = 0;
+	bool meta = false;
+
+	if (!d)
+		return "exit 0, and no trace directory";
+	while (!why && (e = readdir(d))) {
+		char path[2 * PATH_MAX];
+		size_t len, k;
+		char *p;
+		long at;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		k = strspn(e->d_name + (strncmp(e->d_name, "stream_", 7) ?
+					0 : 7), "0123456789");
+		if (strcmp(e->d_name, "metadata") &&
+		    (strncmp(e->d_name, "stream_", 7) || !k ||
+		     e->d_name[7 + k])) {
+			why = say("a file named %.40s in the trace", e->d_name);
+			break;
+		}
+		snprintf(path, sizeof(path), "%s/%s", ctf_path, e->d_name);
+		p = read_file(path, &len);
+		if (!p) {
+			why = say("%.40s is not a file", e->d_name);
+			break;
+		}
+		files++;
+		total += len;
+		if (!strcmp(e->d_name, "metadata")) {
+			meta = true;
+			at = tc_ctf_metadata_check(p, len);
+			if (at >= 0)
+				why = say("metadata that is not CTF 1.8 text, "
+					  "at byte %ld of %zu", at, len);
+		} else {
+			at = tc_ctf_stream_check((unsigned char *)p, len, uuid);
+			if (at >= 0)
+				why = say("%.40s: not whole packets, at byte "
+					  "%ld of %zu", e->d_name, at, len);
+		}
+		free(p);
+		if (!why && total > TF_OUT_LIMIT)
+			why = "more than 64 MiB of trace";
+	}
+	closedir(d);
+	if (!why && !meta)
+		why = "a trace without its metadata";
+	/* Every third trace: spread over the checks, random files too. */
+	if (!why && have_bt && bt_runs < bt_budget && files < 2000 &&
+	    ctf_printed++ % 3 == 0) {
+		char cmd[3 * PATH_MAX + 128];
+		size_t len;
+		char *err;
+		int st;
+
+		bt_runs++;
+		/* (Our address space limit is the tool's, not babeltrace2's.) */
+		snprintf(cmd, sizeof(cmd), "ulimit -v unlimited 2>/dev/null; "
+			 "babeltrace2 '%s' >/dev/null 2>'%s.bt'", ctf_path,
+			 err_path);
+		st = system(cmd);
+		snprintf(cmd, sizeof(cmd), "%s.bt", err_path);
+		err = slurp(cmd, &len);
+		if (st || strstr(err, "ERROR"))
+			why = say("babeltrace2 cannot read the trace: %.120s",
+				  err);
+		free(err);
+		unlink(cmd);
+	}
+	return why;
+}
+
+/* NULL if the tool behaved on this file, else what it did wrong. */
+static const char *judge(const struct run *r, int form, enum expect want)
+{
+	bool json = form == 1;
+	const char *why;
 	int code;
 	long at;
+
+	if (form == 2) {
+		bool there = !access(ctf_path, F_OK);
+
+		why = judge(r, 3, want);
+		if (!why && r->status == 0)
+			why = r->outlen ? "--ctf printed on standard output" :
+			      ctf_judge();
+		else if (!why && there)
+			why = "refused, and left a trace directory";
+		if (!why && ctf_leftover())
+			why = "left its hidden directory behind";
+		ctf_remove();
+		return why;
+	}
 
 	if (r->status == -1)
 		return "could not run the tool";
@@ -661,6 +867,8 @@ static const char *judge(const struct run *r, bool json, enum expect want)
 	if (code == 0) {
 		if (want == REFUSE)
 			return "a bad file accepted (exit 0)";
+		if (form == 3)		/* --ctf: its own checks, above */
+			return NULL;
 		at = json ? tc_json_check(r->out, r->outlen) :
 			    tc_text_check(r->out, r->outlen);
 		if (at >= 0)
@@ -706,22 +914,23 @@ struct tally {
 };
 
 /*
- * Which modes try_file runs: both, or one. The tool reads a file the same
+ * Which modes try_file runs: all, or one. The tool reads a file the same
  * way whatever the mode, and prints only once it has read it all: so a
- * file refused in one mode is refused in both, and only a file that is
- * printed needs the other mode too (try_file).
+ * file refused as text is refused as JSON and as CTF, and only a file
+ * that is printed needs the other modes too (try_file). --ctf refuses
+ * more: a time past 2^63 ns, which CTF readers cannot take.
  */
-enum { TEXT = 1, JSON = 2, BOTH = 3 };
+enum { TEXT = 1, JSON = 2, CTF = 4, ALL = 7 };
 
 static bool run_and_judge(struct tally *t, const char *label, int m,
 			  enum expect want, bool *printed)
 {
-	static const char *const modes[] = { "--text", "--json" };
+	static const char *const modes[] = { "--text", "--json", "--ctf" };
 	struct run r;
 	const char *why;
 
 	run_tool(modes[m], &r);
-	why = judge(&r, m == 1, want);
+	why = judge(&r, m, want);
 	if (why && t->failed < 5) {
 		diag("  %s, %s: %s", label, modes[m], why);
 		show("stderr", r.err, r.errlen);
@@ -736,7 +945,7 @@ static bool run_and_judge(struct tally *t, const char *label, int m,
 }
 
 /*
- * The modes of @mask on one file (0: the first in turn, then the other
+ * The modes of @mask on one file (0: the first in turn, then the others
  * if it printed). A failure is reported (the first few of each check)
  * and its file kept for replay.
  */
@@ -746,7 +955,7 @@ static void try_modes(struct tally *t, const char *label, const void *p,
 	static int turn;
 	bool bad = false, printed;
 	FILE *f = fopen(in_path, "wb");
-	int first = turn++ & 1;
+	int first = turn++ % 3;
 
 	if (!f || fwrite(p, 1, len, f) != len || fclose(f)) {
 		diag("cannot write %s", in_path);
@@ -764,14 +973,17 @@ static void try_modes(struct tally *t, const char *label, const void *p,
 		}
 	}
 	if (mask) {
-		for (int m = 0; m < 2; m++)
+		for (int m = 0; m < 3; m++)
 			if (mask & (1 << m))
 				bad |= !run_and_judge(t, label, m, want,
 						      &printed);
 	} else {
 		bad = !run_and_judge(t, label, first, want, &printed);
-		if (!bad && printed)
-			bad = !run_and_judge(t, label, !first, want, &printed);
+		for (int m = 1, last = first; m < 3 && !bad &&
+		     (printed || last == 2); m++) {
+			last = (first + m) % 3;
+			bad = !run_and_judge(t, label, last, want, &printed);
+		}
 		t->printed += printed;
 	}
 	if (bad) {
@@ -1102,18 +1314,27 @@ static void golden_check(void (*make)(struct buf *b), const char *what,
 	free(b.p);
 }
 
-/* The file in @b cut at every length (every stride-th), then whole. */
-static void cut_each(struct tally *tl, const char *pfx, const struct buf *b)
+/*
+ * The file in @b cut at every length below @upto (every stride-th), then
+ * whole.
+ */
+static void cut_upto(struct tally *tl, const char *pfx, const struct buf *b,
+		     size_t upto)
 {
 	char label[64];
 
-	for (size_t len = phase; len < b->len; len += stride) {
+	for (size_t len = phase; len < b->len && len < upto; len += stride) {
 		snprintf(label, sizeof(label), "%scut at %zu of %zu", pfx, len,
 			 b->len);
 		try_file(tl, label, b->p, len, REFUSE);
 	}
 	snprintf(label, sizeof(label), "%suncut", pfx);
-	try_modes(tl, label, b->p, b->len, ACCEPT, BOTH);
+	try_modes(tl, label, b->p, b->len, ACCEPT, ALL);
+}
+
+static void cut_each(struct tally *tl, const char *pfx, const struct buf *b)
+{
+	cut_upto(tl, pfx, b, b->len);
 }
 
 /*
@@ -1268,12 +1489,16 @@ static void rules(void)
 		bool good;
 
 		run_tool_on(dir, "--text", &r);
-		good = !judge(&r, false, REFUSE);
+		good = !judge(&r, 0, REFUSE);
 		free(r.out);
 		free(r.err);
 		snprintf(big, sizeof(big), "%s/nonexistent", dir);
 		run_tool_on(big, "--json", &r);
-		good &= !judge(&r, true, REFUSE);
+		good &= !judge(&r, 1, REFUSE);
+		free(r.out);
+		free(r.err);
+		run_tool_on(big, "--ctf", &r);
+		good &= !judge(&r, 2, REFUSE);
 		free(r.out);
 		free(r.err);
 		ok(good, "a directory and a missing file: refused, saying so");
@@ -1327,6 +1552,8 @@ static void many(long scale)
  * replaces bytes that are not UTF-8 with U+FFFD), the text shows them
  * with \xNN escapes.
  */
+static struct buf any;
+
 static void any_bytes(void)
 {
 	/* A string and its length, which may count NULs. */
@@ -1408,7 +1635,7 @@ static void any_bytes(void)
 		free(r.err);
 	}
 	ok(!missing, "each escaped as it should be, in the JSON and the text");
-	free(b.p);
+	any = b;
 }
 
 /* --- version 2 --------------------------------------------------------- */
@@ -1736,15 +1963,206 @@ static void many2(long scale)
 	free(b.p);
 }
 
+/* --- version 3: each parameter's type ----------------------------------- */
+
+/*
+ * Whether the reader takes @type (enum ulsm_tp_type): what the recorder
+ * writes (include/ulsm/tracepoint.h), said here apart from the reader's
+ * own check.
+ */
+static bool good_type(unsigned int type)
+{
+	unsigned int kind = type >> 4, size = type & 15;
+	bool pow2 = size == 1 || size == 2 || size == 4 || size == 8;
+
+	return (kind >= 1 && kind <= 6 && pow2) ||
+	       (kind == 7 && (size == 4 || size == 8)) ||
+	       (kind == 8 && !size) || (kind == 9 && size);
+}
+
+static uint8_t random_type(void)
+{
+	static const uint8_t types[] = {
+		0x11, 0x12, 0x14, 0x18, 0x21, 0x22, 0x24, 0x28, 0x31, 0x44,
+		0x48, 0x54, 0x68, 0x74, 0x78, 0x80, 0x91, 0x93, 0x98,
+	};
+
+	return below(10) ? types[below(sizeof(types))] : (uint8_t)rnd();
+}
+
+/*
+ * A small valid version 3 file: a value of each kind, at the edge of its
+ * width (-13 and 4294967283 from the same 32 bits), a float and a double,
+ * a type of no kind of 3 bytes; an event of fewer words than its name's
+ * parameters, one whose word is a string where its type says unsigned,
+ * one of an unknown id; a lost count.
+ */
+static const char small3_text[] =
+	"# pid 4242 small\n"
+	"# thread 10 main: 3 events, 0 lost\n"
+	"# thread 11 w: 3 events, 2 lost\n"
+	"0.000000000 10 t_ints i=-13 u=4294967283 c=-1 b=true\n"
+	"0.000000010 10 t_misc p=0xdeadbeef f=-1.5 d=0.25 s=\"x\" e=-7\n"
+	"0.000000020 10 t_ints i=-2 u=7\n"
+	"0.000000030 11 (lost) events=2\n"
+	"0.000000030 11 t_other o=0xbbccdd\n"
+	"0.000000040 11 t_ints i=5 u=\"s\" c=0 b=false\n"
+	"0.000000050 11 unknown arg=-1\n";
+static const char small3_json[] =
+	"{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n"
+	" {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 4242, \"tid\": "
+	"4242, \"args\": {\"name\": \"small\"}},\n"
+	" {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 4242, \"tid\": 10, "
+	"\"args\": {\"name\": \"main\"}},\n"
+	" {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 4242, \"tid\": 11, "
+	"\"args\": {\"name\": \"w\"}},\n"
+	" {\"name\": \"t_ints\", \"cat\": \"ulsm\", \"ph\": \"i\", \"ts\": 0.000, "
+	"\"pid\": 4242, \"tid\": 10, \"s\": \"t\", \"args\": {\"i\": -13, \"u\": "
+	"4294967283, \"c\": -1, \"b\": true}},\n"
+	" {\"name\": \"t_misc\", \"cat\": \"ulsm\", \"ph\": \"i\", \"ts\": 0.010, "
+	"\"pid\": 4242, \"tid\": 10, \"s\": \"t\", \"args\": {\"p\": "
+	"\"0xdeadbeef\", \"f\": -1.5, \"d\": 0.25, \"s\": \"x\", \"e\": -7}},\n"
+	" {\"name\": \"t_ints\", \"cat\": \"ulsm\", \"ph\": \"i\", \"ts\": 0.020, "
+	"\"pid\": 4242, \"tid\": 10, \"s\": \"t\", \"args\": {\"i\": -2, \"u\": "
+	"7}},\n"
+	" {\"name\": \"lost events\", \"cat\": \"ulsm\", \"ph\": \"i\", \"ts\": "
+	"0.030, \"pid\": 4242, \"tid\": 11, \"s\": \"t\", \"args\": {\"count\": "
+	"2}},\n"
+	" {\"name\": \"t_other\", \"cat\": \"ulsm\", \"ph\": \"i\", \"ts\": 0.030, "
+	"\"pid\": 4242, \"tid\": 11, \"s\": \"t\", \"args\": {\"o\": "
+	"\"0xbbccdd\"}},\n"
+	" {\"name\": \"t_ints\", \"cat\": \"ulsm\", \"ph\": \"i\", \"ts\": 0.040, "
+	"\"pid\": 4242, \"tid\": 11, \"s\": \"t\", \"args\": {\"i\": 5, \"u\": "
+	"\"s\", \"c\": 0, \"b\": false}},\n"
+	" {\"name\": \"unknown\", \"cat\": \"ulsm\", \"ph\": \"i\", \"ts\": 0.050, "
+	"\"pid\": 4242, \"tid\": 11, \"s\": \"t\", \"args\": {\"arg0\": -1}}\n"
+	"]}\n";
+
+static void small3_file(struct buf *b)
+{
+	static const struct tname nm[] = {
+		{ 1, 4, "t_ints", "i, u, c, b", 6, 10 },
+		{ 2, 5, "t_misc", "p, f, d, s, e", 6, 13 },
+		{ 3, 1, "t_other", "o", 7, 1 },
+	};
+	static const uint8_t types[][6] = {
+		{ 0x14, 0x24, 0x11, 0x31 },
+		{ 0x68, 0x74, 0x78, 0x80, 0x44 },
+		{ 0x93 },
+	};
+	static const struct t2thread th[] = {
+		{ 10, 4242, "main", 4 }, { 11, 4242, "w", 1 },
+	};
+	static const struct t2event e10[] = {
+		{ 1000, 1, 4, 0, { 0xfffffff3, 0xfffffff3, 0xff, 1 } },
+		{ 1010, 2, 5, 0x8, { 0xdeadbeef, 0xbfc00000,
+				     0x3fd0000000000000ull, 0, 0xfffffff9 },
+		  { NULL, NULL, NULL, "x" } },
+		{ 1020, 1, 2, 0, { 0xfffffffe, 7 } },
+	};
+	static const struct t2event e11[] = {
+		{ 1030, 3, 1, 0, { 0xaabbccdd } },
+		{ 1040, 1, 4, 0x2, { 5, 0, 0, 0 }, { NULL, "s" } },
+		{ 1050, 7, 1, 0, { UINT64_MAX } },
+	};
+	static const struct t2part pt[] = {
+		{ 10, 3, e10, 0, false }, { 11, 0, NULL, 2, true },
+		{ 11, 3, e11, 0, false },
+	};
+
+	nfields = 0;
+	noting = true;
+	build3(b, nm, types, 3, th, 2, pt, 3);
+	noting = false;
+}
+
+/*
+ * Version 3: cut at each length within its header and name records
+ * (what version 3 adds: each parameter's type; its events are version
+ * 2's, cut at each length above), and type bytes: every one the reader
+ * takes, six to a tracepoint, and those it must refuse: each kind with
+ * sizes 0, 3, 5, 9 and 15 and those of no kind, one file each (every
+ * stride-th).
+ */
+static void types3(void)
+{
+	static const char names[] = "a, b, c, d, e, f";
+	uint8_t types[64][6];
+	struct tname nm[64];
+	struct t2thread th = { 7, 1, "t", 1 };
+	struct t2event ev[64];
+	struct t2part pt = { 7, 0, ev, 0, false };
+	struct buf b = { 0 };
+	struct tally cut = { 0 }, good = { 0 }, bad = { 0 };
+	size_t nn = 0, ngood = 0, nbad = 0;
+
+	small3_file(&b);
+	/* The header and the three name records: 150 bytes. */
+	cut_upto(&cut, "v3 ", &b, 160);
+	tally_ok(&cut, "a small version 3 file cut at each length within "
+		 "its names and their types");
+	for (unsigned int type = 0; type < 256; type++) {
+		struct t2event *e;
+
+		if (!good_type(type))
+			continue;
+		if (!nn || nm[nn - 1].nargs == 6) {
+			nm[nn] = (struct tname){ (uint32_t)nn + 1, 0, "tp", names,
+						 2, sizeof(names) - 1 };
+			ev[nn] = (struct t2event){ 10 + nn, (uint32_t)nn + 1 };
+			nn++;
+		}
+		e = &ev[nn - 1];
+		types[nn - 1][e->n] = (uint8_t)type;
+		/* A string's word: its length and flags, and its bytes. */
+		if (type == 0x80) {
+			e->strs |= 1u << e->n;
+			e->s[e->n] = "str";
+		} else {
+			e->w[e->n] = 0x8000000000000080ull;
+		}
+		e->n++;
+		nm[nn - 1].nargs++;
+		ngood++;
+	}
+	pt.nev = nn;
+	build3(&b, nm, (const uint8_t (*)[6])types, nn, &th, 1, &pt, 1);
+	try_file(&good, "v3: every type", b.p, b.len, ACCEPT);
+	tally_ok(&good, "the %zu types the recorder writes, in %zu "
+		 "tracepoints", ngood, nn);
+	for (unsigned int type = 0; type < 256; type++) {
+		unsigned int size = type & 15;
+		char label[64];
+
+		if (good_type(type) || (type >> 4 && type >> 4 < 10 &&
+					size != 0 && size != 3 && size != 5 &&
+					size != 9 && size != 15) ||
+		    type % stride != phase)
+			continue;
+		types[0][0] = (uint8_t)type;
+		nm[0] = (struct tname){ 1, 1, "one", "x", 3, 1 };
+		ev[0] = (struct t2event){ 5, 1, 1, 0, { 1 } };
+		pt.nev = 1;
+		build3(&b, nm, (const uint8_t (*)[6])types, 1, &th, 1, &pt, 1);
+		snprintf(label, sizeof(label), "v3: a parameter of type 0x%02x",
+			 type);
+		nbad++;
+		try_file(&bad, label, b.p, b.len, REFUSE);
+	}
+	tally_ok(&bad, "%zu type bytes that are no type, refused", nbad);
+	free(b.p);
+}
+
 /*
  * A version 2 file of random structure: up to 4 names, 4 threads (tids
  * that may repeat or be missing), 6 parts of up to 6 events or a lost
  * count, with strings; then, one time in two, cut, bit-flipped, a field
  * made huge or bytes appended.
  */
-static void random_file2(struct buf *b)
+static void random_file23(struct buf *b, bool v3)
 {
 	static char bytes[4][2][300], text[6][6][6][300];
+	uint8_t types[4][6];
 	struct tname nm[4];
 	struct t2thread th[4];
 	struct t2event ev[6][6];
@@ -1762,6 +2180,8 @@ static void random_file2(struct buf *b)
 			below(8) ? (uint32_t)below(7) : (uint32_t)edgy(),
 			bytes[i][0], bytes[i][1], nl, al,
 		};
+		for (int k = 0; k < 6; k++)
+			types[i][k] = random_type();
 	}
 	for (size_t i = 0; i < nt; i++)
 		th[i] = (struct t2thread){ 1 + (uint32_t)below(5),
@@ -1781,6 +2201,15 @@ static void random_file2(struct buf *b)
 				n, (uint32_t)below(64) & ((1u << (n < 6 ? n : 6)) - 1),
 				{ rnd(), edgy(), rnd(), edgy(), rnd(), edgy() },
 			};
+			/* Version 3: mostly, the strings its name's types say. */
+			for (size_t m = 0; v3 && m < nn && below(4); m++) {
+				if (nm[m].id != e->id)
+					continue;
+				e->strs = 0;
+				for (uint32_t w = 0; w < n && w < 6; w++)
+					e->strs |= (uint32_t)(types[m][w] == 0x80) << w;
+				break;
+			}
 			for (int w = 0; w < 6; w++) {
 				size_t len = below(4) ? below(30) :
 					     below(2) ? 256 : 257;
@@ -1798,16 +2227,88 @@ static void random_file2(struct buf *b)
 	}
 	nfields = 0;
 	noting = true;
-	build2(b, nm, nn, th, nt, pt, np);
+	build_v(b, nm, v3 ? (const uint8_t (*)[6])types : NULL, nn, th, nt,
+		pt, np);
 	noting = false;
 	spoil(b);
+}
+
+static void random_file2(struct buf *b)
+{
+	random_file23(b, false);
+}
+
+/*
+ * Version 3, its types: the recorder's, mostly, each value random (a
+ * float of any bits, NaNs among them; a small integer's word with bits
+ * above its size), and sometimes a byte that is no type.
+ */
+static void random_file3(struct buf *b)
+{
+	random_file23(b, true);
+}
+
+/*
+ * babeltrace2 reads the CTF trace of each file of known content as
+ * ulsm-trace --text reads the file, field by field
+ * (tests/tools/ctf_compare.sh): the real recording, the small files of
+ * each version (lost events, NULL, cut and lost strings, every kind of
+ * type, events that disagree with their names), names of any bytes.
+ */
+static void ctf_agree(void)
+{
+	struct buf b[4] = { 0 };
+	const struct buf *files[] = { &real, &b[0], &b[1], &b[2], &any };
+	static const char *const what[] = {
+		"the real recording", "the small file", "the small v2 file",
+		"the small v3 file", "names of any bytes",
+	};
+	char cmd[3 * PATH_MAX];
+	int bad = 0;
+
+	if (!have_bt) {
+		printf("ok %d # skip babeltrace2 is not installed\n",
+		       ++tap_count);
+		return;
+	}
+	small_file(&b[0]);
+	small2_file(&b[1]);
+	small3_file(&b[2]);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f = fopen(in_path, "wb");
+
+		if (!f || fwrite(files[i]->p, 1, files[i]->len, f) !=
+			  files[i]->len || fclose(f)) {
+			diag("cannot write %s", in_path);
+			exit(1);
+		}
+		snprintf(cmd, sizeof(cmd), "ulimit -v unlimited 2>/dev/null; "
+			 "sh '%s' -q -t '%s' '%s' >'%s' 2>&1", TF_COMPARE, tool,
+			 in_path, out_path);
+		if (!system(cmd))
+			continue;
+		diag("  %s:", what[i]);
+		{
+			size_t len;
+			char *out = slurp(out_path, &len);
+
+			show("ctf_compare", out, len);
+			free(out);
+		}
+		bad++;
+	}
+	ok(!bad, "babeltrace2 reads the CTF trace of the real recording, a "
+	   "small file of each version and names of any bytes as the text "
+	   "reads them, field by field");
+	for (int i = 0; i < 3; i++)
+		free(b[i].p);
 }
 
 /* Random files of every kind; --scale multiplies them. */
 static void random_files(long scale)
 {
 	size_t n = 40 * (size_t)scale / (slow ? stride : 1);
-	struct buf b = { 0 }, small = { 0 }, small2 = { 0 };
+	struct buf b = { 0 }, small = { 0 }, small2 = { 0 }, small3 = { 0 };
 	struct tally flips = { 0 }, after = { 0 }, noise = { 0 };
 	struct tally made = { 0 };
 	char label[96];
@@ -1816,9 +2317,10 @@ static void random_files(long scale)
 		n = 1;
 	small_file(&small);
 	small2_file(&small2);
+	small3_file(&small3);
 	for (size_t i = 0; i < 3 * n; i++) {
-		const struct buf *from = i % 3 == 0 ? &real : i % 3 == 1 ?
-					 &small : &small2;
+		const struct buf *from = i % 4 == 0 ? &real : i % 4 == 1 ?
+					 &small : i % 4 == 2 ? &small2 : &small3;
 		int bits = 1 + (int)below(4);
 
 		b.len = 0;
@@ -1827,18 +2329,18 @@ static void random_files(long scale)
 			b.p[below(b.len)] ^= (unsigned char)(1u << below(8));
 		snprintf(label, sizeof(label), "%d bit%s flipped in the %s file, "
 			 "case %zu", bits, bits > 1 ? "s" : "",
-			 i % 3 == 0 ? "real" : i % 3 == 1 ? "small" : "small v2",
-			 i);
+			 i % 4 == 0 ? "real" : i % 4 == 1 ? "small" :
+			 i % 4 == 2 ? "small v2" : "small v3", i);
 		try_file(&flips, label, b.p, b.len, EITHER);
 	}
-	tally_ok(&flips, "bit flips in small files (versions 1 and 2) and a "
-		 "real recording");
+	tally_ok(&flips, "bit flips in small files (versions 1, 2 and 3) and "
+		 "a real recording");
 	for (size_t i = 0; i < 2 * n; i++) {
 		size_t words = below(64);
 
 		b.len = 0;
-		if (i % 2)
-			put_header2(&b, 1, "r", 1);
+		if (i % 3)
+			put_header_v(&b, (uint32_t)(i % 3) + 1, 1, "r", 1);
 		else
 			put_header(&b);
 		for (size_t k = 0; k < words; k++) {
@@ -1851,8 +2353,8 @@ static void random_files(long scale)
 			 "case %zu", i);
 		try_file(&after, label, b.p, b.len, EITHER);
 	}
-	tally_ok(&after, "random words after a valid header (versions 1 "
-		 "and 2)");
+	tally_ok(&after, "random words after a valid header (versions 1, 2 "
+		 "and 3)");
 	for (size_t i = 0; i < n; i++) {
 		size_t len = below(300);
 
@@ -1866,19 +2368,22 @@ static void random_files(long scale)
 	}
 	tally_ok(&noise, "random bytes, with and without a header");
 	for (size_t i = 0; i < 4 * n; i++) {
-		if (i % 2)
+		if (i % 3 == 2)
+			random_file3(&b);
+		else if (i % 3 == 1)
 			random_file2(&b);
 		else
 			random_file(&b);
 		snprintf(label, sizeof(label), "a file of random structure "
-			 "(version %d), case %zu", i % 2 ? 2 : 1, i);
+			 "(version %zu), case %zu", i % 3 + 1, i);
 		try_file(&made, label, b.p, b.len, EITHER);
 	}
-	tally_ok(&made, "files of random structure, versions 1 and 2, some "
-		 "broken after");
+	tally_ok(&made, "files of random structure, versions 1, 2 and 3, "
+		 "some broken after");
 	free(b.p);
 	free(small.p);
 	free(small2.p);
+	free(small3.p);
 }
 
 /* After the caller's options: the last of each name wins. */
@@ -1920,15 +2425,25 @@ static void setup(void)
 	snprintf(in_path, sizeof(in_path), "%s/in.bin", dir);
 	snprintf(out_path, sizeof(out_path), "%s/out", dir);
 	snprintf(err_path, sizeof(err_path), "%s/err", dir);
+	snprintf(ctf_path, sizeof(ctf_path), "%s/ctf", dir);
+	have_bt = !system("command -v babeltrace2 >/dev/null 2>&1");
+	if (slow)
+		bt_budget = 30;
 	/*
 	 * Without a sanitizer (which maps terabytes) or an emulator, what
 	 * the tool may map: this program's limit, which it inherits; a
 	 * file of a few KiB that makes it allocate more fails with "out of
 	 * memory". SIGCHLD waits for run_tool_on.
 	 */
-	if (!TF_SANITIZED && !emu_argc)
-		setrlimit(RLIMIT_AS, &(struct rlimit){ TF_AS_LIMIT,
-						       TF_AS_LIMIT });
+	if (!TF_SANITIZED && !emu_argc) {
+		struct rlimit rl;
+
+		/* The soft limit: babeltrace2's runs lift it (ctf_judge). */
+		if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_max > TF_AS_LIMIT) {
+			rl.rlim_cur = TF_AS_LIMIT;
+			setrlimit(RLIMIT_AS, &rl);
+		}
+	}
 	{
 		sigset_t chld;
 
@@ -1978,6 +2493,7 @@ int main(int argc, char **argv)
 		}
 	}
 	setup();
+	bt_budget *= scale < 1 ? 1 : scale;
 	rng_state = seed;
 	phase = seed % stride;
 	if (scale > 1)
@@ -1998,8 +2514,13 @@ int main(int argc, char **argv)
 	truncated2();
 	rules2();
 	many2(scale);
+	golden(small3_file, "a small version 3 file", small3_text,
+	       small3_json);
+	types3();
+	ctf_agree();
 	random_files(scale);
 	cleanup();
-	diag("%d runs of ulsm-trace", runs);
+	diag("%d runs of ulsm-trace, %ld of babeltrace2%s", runs, bt_runs,
+	     have_bt ? "" : " (not installed)");
 	return done_testing();
 }
