@@ -39,8 +39,13 @@
 extern "C" {
 #endif
 
-/* A switch's record (DEFINE_STATIC_SWITCH); the library links them. */
+/*
+ * A switch's record (DEFINE_STATIC_SWITCH); the library links them.
+ * @size: sizeof(struct ulsm_switch) where it was defined: a later library
+ *        reads no field past it
+ */
 struct ulsm_switch {
+	unsigned int size;
 	const char *name;
 	const char *description;
 	struct static_key_false *key;
@@ -86,7 +91,7 @@ void ulsm__switch_remove(struct ulsm_switch *sw);
 #define DEFINE_STATIC_SWITCH(name, desc)				\
 	DEFINE_STATIC_KEY_FALSE(name);					\
 	static struct ulsm_switch ULSM__SW(name) = {			\
-		#name, desc, &name, 0					\
+		sizeof(struct ulsm_switch), #name, desc, &name, 0	\
 	};								\
 	__attribute__((constructor)) static void			\
 	ulsm__switch_ctor_##name(void)					\

@@ -194,8 +194,13 @@ struct ulsm_hook_guard {
 
 struct ulsm_tracepoint;
 
-/* Per-set description, emitted by <ulsm/lsm_hooks.h> (ULSM_LSM_DEFINE). */
+/*
+ * Per-set description, emitted by <ulsm/lsm_hooks.h> (ULSM_LSM_DEFINE).
+ * @size: sizeof(struct ulsm_hook_set) in the defining unit: a later
+ *        library reads no field past it (docs/abi.md)
+ */
 struct ulsm_hook_set {
+	unsigned int size;
 	const char *name;
 	struct lsm_static_call *table;	/* nhooks * slots, hook-major */
 	size_t nhooks;

@@ -1213,6 +1213,7 @@ const char ULSM__RETPOLINE_REF(ULSM_LSM_SET) = 0;
 #endif
 
 struct ulsm_hook_set ULSM__P(ULSM_LSM_SET, _hook_set) = {
+	.size = sizeof(struct ulsm_hook_set),
 	.name = ULSM__STR(ULSM_LSM_SET),
 	.table = (struct lsm_static_call *)&ULSM__P(ULSM_LSM_SET, _lsm_sealed).table,
 	.nhooks = ULSM__P(ULSM_LSM_SET, _nhooks),

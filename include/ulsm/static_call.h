@@ -88,28 +88,41 @@ struct static_call_key {
 #define ULSM__SC_LOCAL(name)		ULSM__CAT(__SCL__, name)
 #define ULSM__SC_ENTRY(name)		ULSM__CAT(__SCE__, name)
 
+/*
+ * The kernel's names of these three, __static_call_return0 and friends,
+ * are kept (code written for the kernel uses them), as macros: the
+ * library exports its own names, since a name that starts with two
+ * underscores is reserved in user space (docs/abi.md).
+ */
+#define __static_call_return0	ulsm_static_call_return0
+#define __static_call_nop	ulsm_static_call_nop
+#define __static_call_update	ulsm_static_call_update
+
 /**
- * __static_call_return0 - the target of DEFINE_STATIC_CALL_RET0 calls
+ * ulsm_static_call_return0 - the target of DEFINE_STATIC_CALL_RET0 calls
+ * (the kernel's __static_call_return0)
  *
  * Return: 0.
  */
-long __static_call_return0(void);
+long ulsm_static_call_return0(void);
 
 /**
- * __static_call_nop - what static_call_cond() calls for a NULL target
- * (generic back end)
+ * ulsm_static_call_nop - what static_call_cond() calls for a NULL target
+ * (generic back end; the kernel's __static_call_nop)
  */
-void __static_call_nop(void);
+void ulsm_static_call_nop(void);
 
 /**
- * __static_call_update - retarget a static call (untyped form)
+ * ulsm_static_call_update - retarget a static call (untyped form; the
+ * kernel's __static_call_update)
  * @key:   STATIC_CALL_KEY(name)
  * @tramp: STATIC_CALL_TRAMP_ADDR(name)
  * @func:  the new target, NULL, or __static_call_return0
  *
  * Return: 0 or a negative errno (see the top of this file).
  */
-int __static_call_update(struct static_call_key *key, void *tramp, void *func);
+int ulsm_static_call_update(struct static_call_key *key, void *tramp,
+			    void *func);
 
 enum ulsm_static_call_form {
 	ULSM_SC_FORM_NULL = 1,	/* ret */

@@ -114,8 +114,26 @@ struct ulsm_stats {
 /**
  * ulsm_get_stats - read the counters
  * @stats: filled in
+ *
+ * A macro: it passes the size of the program's struct ulsm_stats, so that
+ * a program built against this header keeps working with a later library
+ * whose structure has more counters (it gets those it knows of).
  */
-void ulsm_get_stats(struct ulsm_stats *stats);
+#define ulsm_get_stats(stats)	ulsm_get_stats_size((stats), sizeof(*(stats)))
+/**
+ * ulsm_get_stats_size - ulsm_get_stats() with the structure's size
+ * @stats: filled in, up to @size bytes
+ * @size:  sizeof the caller's struct ulsm_stats; the counters past the
+ *         library's are zeroed
+ */
+void ulsm_get_stats_size(struct ulsm_stats *stats, size_t size);
+
+/**
+ * ulsm_version - the library's version, "0.2.0" (what ULSM_VERSION says
+ * for the headers a program was built with: the two differ when a
+ * program runs with another release's library)
+ */
+const char *ulsm_version(void);
 
 /**
  * ulsm_backend - the back end the library was built with

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ulsm/config.h>
+
 #include "base/base.h"
 
 struct ulsm_config ulsm_config;
@@ -71,11 +73,18 @@ void ulsm_config_init(void)
 	pthread_once(&config_once, parse_env);
 }
 
-ULSM_API void ulsm_get_stats(struct ulsm_stats *stats)
+ULSM_API void ulsm_get_stats_size(struct ulsm_stats *stats, size_t size)
 {
 	unsigned long *dst = (unsigned long *)stats;
 	unsigned long *src = (unsigned long *)&ulsm_stats;
+	size_t n = size / sizeof(unsigned long);
 
-	for (size_t i = 0; i < sizeof(*stats) / sizeof(unsigned long); i++)
-		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	for (size_t i = 0; i < n; i++)
+		dst[i] = i < sizeof(ulsm_stats) / sizeof(unsigned long) ?
+			 __atomic_load_n(&src[i], __ATOMIC_RELAXED) : 0;
+}
+
+ULSM_API const char *ulsm_version(void)
+{
+	return ULSM_VERSION;
 }

@@ -20,7 +20,13 @@ static struct ulsm_switch *switches;
 
 ULSM_API void ulsm__switch_add(struct ulsm_switch *sw)
 {
-	if (!sw || !sw->name || !sw->key)
+	/* From older headers (docs/abi.md): not read past its size. */
+	if (!sw || sw->size < sizeof(*sw)) {
+		ulsm_error(-EPROTO, "a switch at %p is from headers older "
+			   "than this library; not listed", (void *)sw);
+		return;
+	}
+	if (!sw->name || !sw->key)
 		return;
 	pthread_mutex_lock(&switch_lock);
 	sw->next = switches;

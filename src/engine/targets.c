@@ -10,11 +10,11 @@
 
 #include "engine/engine.h"
 
-ULSM_API long __static_call_return0(void)
+ULSM_API long ulsm_static_call_return0(void)
 {
 	return 0;
 }
 
-ULSM_API void __static_call_nop(void)
+ULSM_API void ulsm_static_call_nop(void)
 {
 }

@@ -109,6 +109,9 @@ int ulsm_lsm_trylock(void);
 /* The initialised sets, up to @max of them into @out; how many there are. */
 size_t ulsm_lsm_sets(struct ulsm_hook_set **out, size_t max);
 
+/* 0, or -EPROTO: @set's record is from headers this library cannot read. */
+int ulsm_lsm_set_check(const struct ulsm_hook_set *set);
+
 /* @set's state, allocated on first use; NULL if that fails. Lock held. */
 struct ulsm_lsm_state *ulsm_lsm_state_of(struct ulsm_hook_set *set);
 

@@ -541,6 +541,9 @@ static int lsm_register(struct lsm_info *info, struct ulsm_hook_set *set,
 	if (!info || !set || !info->name || !*info->name)
 		return ulsm_error(-EINVAL, "ulsm_lsm_register: a module needs "
 				  "a set and a name");
+	ret = ulsm_lsm_set_check(set);
+	if (ret)
+		return ret;
 	ulsm_config_init();
 	/* Its object, held before the lock (src/lsm/pin.c). */
 	if (ulsm_lsm_pins_hold(set, &pins, (const void *[]){ info }, 1) ||
@@ -658,6 +661,9 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 
 	if (!set)
 		return ulsm_error(-EINVAL, "ulsm_lsm_init: NULL set");
+	ret = ulsm_lsm_set_check(set);
+	if (ret)
+		return ret;
 	ulsm_config_init();
 	if (hold_registered(set, &pins))
 		return ulsm_error(-ENOMEM, "set %s: no memory to initialise "

@@ -69,6 +69,24 @@ void ulsm_lsm_fork_child(void)
 	ulsm_lsm_unlock();
 }
 
+/*
+ * A set's record comes from the program's or a plug-in's headers, not
+ * the library's (docs/abi.md, "Records the library reads"): 0.2.0 is the
+ * first layout with @size, so a record shorter than that is from headers
+ * the library cannot read (and a later library compares with 0.2.0's
+ * size, not its own, so that records from these headers stay readable).
+ */
+int ulsm_lsm_set_check(const struct ulsm_hook_set *set)
+{
+	if (set->size < sizeof(*set))
+		return ulsm_error(-EPROTO, "hook set at %p: its record is %u "
+				  "bytes, from headers older than this "
+				  "library (%zu bytes at least); rebuild it "
+				  "with ulsm %s's headers", (const void *)set,
+				  set->size, sizeof(*set), ULSM_VERSION);
+	return 0;
+}
+
 struct ulsm_lsm_state *ulsm_lsm_state_of(struct ulsm_hook_set *set)
 {
 	if (!set->state)

@@ -472,7 +472,7 @@ int ulsm_call_queue(struct ulsm_txn *t, struct static_call_key *key,
 	return ret;
 }
 
-ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
+ULSM_API int ulsm_static_call_update(struct static_call_key *key, void *tramp,
 				  void *func)
 {
 	struct ulsm_txn t = ULSM_TXN_INIT;

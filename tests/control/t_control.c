@@ -304,6 +304,20 @@ static int verbs(void)
 	check(cc_once(me, "switch nosuch on\n", NULL, msg, sizeof(msg)) ==
 	      -ENOENT && strstr(msg, "no switch nosuch"),
 	      "an unknown switch: -ENOENT with a message (%s)", msg);
+	{
+		/* A switch's record from older headers: not listed. */
+		static struct ulsm_switch older = {
+			.size = 4, .name = "tc_older", .key = &tc_other,
+		};
+
+		ulsm__switch_add(&older);
+		check(cc_once(me, "switch tc_older on\n", NULL, msg,
+			      sizeof(msg)) == -ENOENT &&
+		      !static_key_enabled(&tc_other),
+		      "a switch's record shorter than the library's is not "
+		      "listed (%s)", msg);
+		ulsm__switch_remove(&older);
+	}
 	check(cc_once(me, "frobnicate\n", NULL, msg, sizeof(msg)) == -EINVAL,
 	      "an unknown verb: -EINVAL");
 	check(cc_once(me, "hello  \n", NULL, msg, sizeof(msg)) == -EINVAL,

@@ -195,7 +195,7 @@ int main(int argc, char **argv)
 		l = line_of(out, "dump_key_on");
 		ok(strstr(l, "enabled") && strstr(l, want),
 		   "an enabled key and its sites (%s): %s", want + 1, l);
-		l = line_of(out, "-> __static_call_return0");
+		l = line_of(out, "-> ulsm_static_call_return0");
 		ok(*l, "a static call's target, by name: %s", l);
 	}
 	l = line_of(out, "hook set tl");

@@ -147,5 +147,27 @@ int main(void)
 		ok(!strcmp(ulsm_lsm_list(&tl_hook_set), "capa,beta,omega"),
 		   "  the set is unchanged: %s", ulsm_lsm_list(&tl_hook_set));
 	}
+	{
+		/*
+		 * A set's record from older headers (shorter than this
+		 * library's first sized layout; docs/abi.md): refused, by
+		 * its size alone, and nothing changes.
+		 */
+		static struct lsm_info older = { .name = "older" };
+		unsigned int size = tl_hook_set.size;
+
+		tl_hook_set.size = 8;
+		is_int(ulsm_lsm_register(&older, &tl_hook_set), -EPROTO,
+		       "a set's record shorter than this library's -> -EPROTO");
+		ok(strstr(ulsm_last_error(), "older than this library") != NULL,
+		   "  and says why: %s", ulsm_last_error());
+		is_int(ulsm_lsm_init(&tl_hook_set, "beta"), -EPROTO,
+		       "  ulsm_lsm_init too");
+		tl_hook_set.size = size;
+		is_int(ulsm_lsm_module_active(&tl_hook_set, "older"), -ENOENT,
+		       "  the module was not registered");
+		ok(!strcmp(ulsm_lsm_list(&tl_hook_set), "capa,beta,omega"),
+		   "  the set is unchanged: %s", ulsm_lsm_list(&tl_hook_set));
+	}
 	return done_testing();
 }

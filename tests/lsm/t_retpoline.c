@@ -531,7 +531,7 @@ static void report(const char *name, const char *reach, int bare,
 	char want[128], have[300], *tok, *save;
 	bool reached = true;
 
-	/* Each object named (a prefix: libulsm.so.0.1.0 is libulsm.so). */
+	/* Each object named (a prefix: libulsm.so.0.2.0 is libulsm.so). */
 	snprintf(want, sizeof(want), "%s", reach);
 	snprintf(have, sizeof(have), ",%s", r->reached);
 	for (tok = strtok_r(want, ",", &save); tok;

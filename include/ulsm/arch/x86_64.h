@@ -574,6 +574,6 @@ do {									\
 #define ULSM__ARCH_SC_TRAMP_NULL(name)					\
 	ULSM__SC_TRAMP_ASM(name, "ret")
 #define ULSM__ARCH_SC_TRAMP_RET0(name)					\
-	ULSM__SC_TRAMP_ASM(name, "jmp __static_call_return0@PLT")
+	ULSM__SC_TRAMP_ASM(name, "jmp ulsm_static_call_return0@PLT")
 
 #define ULSM__ARCH_HAS_SC_TRAMP 1
