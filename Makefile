@@ -16,8 +16,8 @@
 # (or riscv64-linux-gnu-), WERROR=-Werror, CHECK_JOBS=N (tests run at once).
 # Each combination builds into its own directory under build/.
 
-VERSION		:= 0.1.0
-SOVERSION	:= 0
+VERSION		:= 0.2.0
+SOVERSION	:= 1
 PREFIX		?= /usr/local
 LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
@@ -132,9 +132,11 @@ $(STATIC_LIB): $(BUILD)/libulsm-all.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED_LIB): $(LIB_OBJS)
+# Every exported symbol versioned (libulsm.map, docs/abi.md).
+$(SHARED_LIB): $(LIB_OBJS) libulsm.map
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(SHARED_NAME) $(ZDEFS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(SHARED_NAME) -Wl,--version-script=libulsm.map \
+		$(ZDEFS) -o $@ $(LIB_OBJS) $(LDLIBS_ALL)
 
 $(BUILD)/libulsm.so: $(SHARED_LIB)
 	ln -sf libulsm.so.$(VERSION) $(BUILD)/$(SHARED_NAME)
@@ -184,12 +186,13 @@ $(APR_LIB): $(BUILD)/apr/apr_hooks.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# Run path $ORIGIN: libulsm.so.0 is installed next to libulsm-apr.so.0 (and
+# Run path $ORIGIN: libulsm.so.1 is installed next to libulsm-apr.so.1 (and
 # built next to it), and a program's own run path does not apply to the
 # dependencies of its libraries (t_apr_install).
-$(APR_SHARED_LIB): $(BUILD)/apr/apr_hooks.o $(SHARED_LIB)
+$(APR_SHARED_LIB): $(BUILD)/apr/apr_hooks.o $(BUILD)/libulsm.so libulsm-apr.map
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(APR_SHARED_NAME) $(ZDEFS) -o $@ $< \
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(APR_SHARED_NAME) -Wl,--version-script=libulsm-apr.map \
+		$(ZDEFS) -o $@ $< \
 		-Wl,-rpath,'$$ORIGIN' -L$(BUILD) -lulsm $(APR_LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/libulsm-apr.so: $(APR_SHARED_LIB) $(BUILD)/libulsm.so

@@ -200,7 +200,7 @@ endif
 TEST_SED	= -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(abspath $(BUILD))|' \
 		  -e 's|@OBJDIR@|$(abspath $(BUILD))|' -e 's|@CC@|$(CC)|' -e 's|@NM@|$(NM)|' \
 		  -e 's|@CONFIG_H@|$(abspath $(CONFIG_H))|' \
-		  -e 's|@SANFLAGS@|$(SANFLAGS)|' -e 's|@HAVE_APR@|$(HAVE_APR)|'
+		  -e 's|@SANFLAGS@|$(SANFLAGS)|' -e 's|@HAVE_APR@|$(HAVE_APR)|' -e 's|@SOVERSION@|$(SOVERSION)|'
 NM		?= $(CROSS_COMPILE)nm
 
 # meta/: compiled as users' programs are (no _GNU_SOURCE); the README's
@@ -216,6 +216,11 @@ t_examples_DEPS	:= $(SMALL_EXAMPLES) $(BUILD)/libulsm.so $(BUILD)/ulsm-uninstall
 t_man_DEPS	:= $(wildcard man/*) $(HEADERS) $(CONFIG_H)
 t_sys_wrapped_DEPS := $(wildcard src/*.c src/*/*.c src/engine/arch/*/*.c)
 t_layers_DEPS	:= $(LIB_OBJS)
+# The exports: each with our version and a public declaration; the map
+# and ULSM_API agree (docs/abi.md).
+t_symbols_SED	= -e 's|@READELF@|$(CROSS_COMPILE)readelf|'
+t_symbols_DEPS	:= $(BUILD)/libulsm.so $(LIB_OBJS) libulsm.map $(HEADERS) \
+		   $(if $(filter y,$(HAVE_APR)),$(BUILD)/libulsm-apr.so)
 # tools/: ulsm-trace on the tracepoint test's recording; ulsmctl against
 # the control demo.
 t_trace_tool_DEPS := $(BUILD)/ulsm-trace $(BUILD)/examples/trace/trace_demo
