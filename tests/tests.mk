@@ -39,7 +39,8 @@
 TEST_SRCS	:= $(sort $(wildcard tests/*/t_*.c))
 TEST_SCRIPTS	:= $(sort $(wildcard tests/*/t_*.sh.in tests/*/t_*.pl.in))
 TEST_NAMES	:= $(notdir $(TEST_SRCS:.c=)) $(notdir $(basename $(TEST_SCRIPTS:.in=)))
-# Second builds of a test's source: without PIE, and for retpolines.
+# Second builds of a test's source (without PIE; for retpolines), and the
+# public headers compiled as C++.
 TEST_NAMES	+= t_key_semantics_nopie t_static_call_rp t_lsm_entry_rp t_cxx
 TEST_BINS	:= $(TEST_NAMES:%=$(BUILD)/tests/%.t)
 
@@ -402,17 +403,19 @@ check: all $(TEST_BINS)
 	   echo '  - seq:'; for t in $(CHECK_SEQ); do echo "      - ./$$t.t"; done; \
 	} > $(BUILD)/tests/testrules.yml
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. ULSM_EMU='$(EMU)' APR_DIFF_SEEDS=$(APR_DIFF_SEEDS) \
-		prove -j$(CHECK_JOBS) $(if $(EMU),--exec 'sh $(CURDIR)/tests/lib/emu_exec.sh') \
+		prove -j$(CHECK_JOBS) --timer $(if $(EMU),--exec 'sh $(CURDIR)/tests/lib/emu_exec.sh') \
 		$(patsubst %,./%.t,$(CHECK_PAR) $(CHECK_SEQ))
 
-# make stress: each stress test longer than in make check, with 3 threads,
-# then more threads than CPUs, sized to take a few minutes (CI runs it);
-# STRESS=full (or make stress-full) is the long form, about 15 minutes on
-# 2 CPUs. Each line: the short count, then the full one.
+# make stress: what make check does not run, sized for CI (a few minutes
+# on 2 CPUs): more threads than CPUs, longer runs of the grace periods,
+# the tracepoints, the plug-ins and the fuzz of ulsm-trace. make
+# stress-full (STRESS=full) adds 50,000 updates of each kind with 3
+# threads running them and every errno at every system call of each kind
+# of update (about 15 minutes); its counts are each line's second.
 STRESS		?=
-st		= $(if $(filter full,$(STRESS)),$(2),$(1))
-STRESS_ARGS	?= --flips $(call st,10000,50000) --threads 3
-# The fuzz of ulsm-trace, 10 times make check's random files, another seed.
+full		= $(filter full,$(STRESS))
+st		= $(if $(full),$(2),$(1))
+STRESS_ARGS	?= --flips 50000 --threads 3
 TRACE_FUZZ_ARGS	?= --scale $(call st,3,10) --seed 2
 STRESS_TESTS	:= t_trace_fuzz t_grace t_lsm_plugins t_lsm_churn t_fault_walk t_stress \
 		   t_sync_fallback t_static_call_stress t_lsm_toggle t_lsm_call_sites \
@@ -421,24 +424,24 @@ STRESS_TESTS	:= t_trace_fuzz t_grace t_lsm_plugins t_lsm_churn t_fault_walk t_st
 stress-full:
 	$(MAKE) stress STRESS=full
 stress: all $(STRESS_TESTS:%=$(BUILD)/tests/%.t)
-	$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS)
-	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates $(call st,10000,50000) --threads 3
-	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles $(call st,4000,20000) --threads 3
-	$(EMU) $(BUILD)/tests/t_lsm_call_sites.t --updates $(call st,10000,50000) --threads 3
-	$(EMU) $(BUILD)/tests/t_static_call_inline.t --updates $(call st,10000,50000) --threads 3
-	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips $(call st,1000,3000) --threads 3
+	$(if $(full),$(EMU) $(BUILD)/tests/t_stress.t $(STRESS_ARGS))
+	$(if $(full),$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates 50000 --threads 3)
+	$(if $(full),$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles 20000 --threads 3)
+	$(if $(full),$(EMU) $(BUILD)/tests/t_lsm_call_sites.t --updates 50000 --threads 3)
+	$(if $(full),$(EMU) $(BUILD)/tests/t_static_call_inline.t --updates 50000 --threads 3)
+	$(if $(full),$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips 3000 --threads 3)
 	# More threads than CPUs: 16 and 64 on CI's 2.
-	$(EMU) $(BUILD)/tests/t_stress.t --flips $(call st,300,1000) --threads 16
-	$(EMU) $(BUILD)/tests/t_stress.t --flips $(call st,100,300) --threads 64
-	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates $(call st,300,1000) --threads 16
-	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles $(call st,200,500) --threads 16
+	$(EMU) $(BUILD)/tests/t_stress.t --flips $(call st,500,1000) --threads 16
+	$(EMU) $(BUILD)/tests/t_stress.t --flips $(call st,150,300) --threads 64
+	$(EMU) $(BUILD)/tests/t_static_call_stress.t --updates $(call st,500,1000) --threads 16
+	$(EMU) $(BUILD)/tests/t_lsm_toggle.t --toggles $(call st,250,500) --threads 16
 	$(EMU) $(BUILD)/tests/t_sync_fallback.t --flips $(call st,50,100) --threads 16
-	$(EMU) $(BUILD)/tests/t_grace.t --swaps $(call st,1000,5000)
-	# Probe changes while 4 threads hit the tracepoint (20,000 in full).
-	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. $(EMU) ./t_tracepoint.t --long
-	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_lsm_plugins.t --cycles $(call st,200,1000)
-	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_lsm_churn.t --cycles $(call st,200,1000)
-	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_fault_walk.t $(call st,,--full)
+	$(EMU) $(BUILD)/tests/t_grace.t --swaps $(call st,2000,5000)
+	# Probe changes while 4 threads hit the tracepoint.
+	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. $(EMU) ./t_tracepoint.t --rounds $(call st,4000,20000)
+	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_lsm_plugins.t --cycles $(call st,300,1000)
+	ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_lsm_churn.t --cycles $(call st,300,1000)
+	$(if $(full),ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_fault_walk.t --full)
 	# ulsm-trace on generated files (about 20,000 and 400,000 events in full).
 	cd $(BUILD)/tests && ULSM_EMU='$(EMU)' $(EMU) ./t_trace_fuzz.t $(TRACE_FUZZ_ARGS)
 

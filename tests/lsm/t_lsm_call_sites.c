@@ -90,7 +90,10 @@ int main(int argc, char **argv)
 {
 	long updates = arg_count(argc, argv, "--updates", 2000);
 	long nthreads = arg_long(argc, argv, "--threads", 3);
-	struct ulsm_stats st0, st1;
+	struct ulsm_stats st0;
+#if !defined(ULSM_ARCH_AARCH64) && !defined(ULSM_ARCH_RISCV64)
+	struct ulsm_stats st1;	/* the mid-patch traps */
+#endif
 	int direct = -1, n;
 
 	tl_defaults();

@@ -111,7 +111,9 @@ int main(int argc, char **argv)
 	long updates = arg_long(argc, argv, "--updates", 2000);
 	long nthreads = arg_long(argc, argv, "--threads", 3);
 	bool generic = !strcmp(ulsm_backend(), "generic");
-	struct ulsm_stats st0, st1;
+#ifndef ULSM_ARCH_GENERIC
+	struct ulsm_stats st0, st1;	/* the mid-patch traps */
+#endif
 	int n, direct = -1;
 
 	is_int(call_sci(1), 2, "static_call_inline calls func_a");

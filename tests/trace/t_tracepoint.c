@@ -1172,7 +1172,8 @@ static void in_child_processes(void)
 
 int main(int argc, char **argv)
 {
-	int rounds = argc > 1 && !strcmp(argv[1], "--long") ? 20000 : 400;
+	int rounds = argc > 1 && !strcmp(argv[1], "--long") ? 20000 :
+		     (int)arg_long(argc, argv, "--rounds", 400);
 
 	diag("back end %s", ulsm_backend());
 	in_child_processes();
