@@ -238,6 +238,7 @@ $(BUILD)/ulsmctl: $(ULSMCTL_SRCS) $(wildcard tools/ulsmctl/*.h) $(CONFIG_H)
 include examples/examples.mk
 include tests/tests.mk
 include bench/bench.mk
+include abi/abi.mk
 
 # Apache httpd built against plain APR and against the drop-in, side by
 # side (bench/httpd/run.sh; HTTPD_SRC must name a configured httpd source

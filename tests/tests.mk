@@ -222,6 +222,14 @@ t_layers_DEPS	:= $(LIB_OBJS)
 t_symbols_SED	= -e 's|@READELF@|$(CROSS_COMPILE)readelf|'
 t_symbols_DEPS	:= $(BUILD)/libulsm.so $(LIB_OBJS) libulsm.map $(HEADERS) \
 		   $(if $(filter y,$(HAVE_APR)),$(BUILD)/libulsm-apr.so)
+# The ABI: the libraries against abi/*/ (abidiff), and programs and a
+# plug-in built with a baseline's headers run with this library.
+t_abidiff_SED	= -e 's|@ABI_BASE_OK@|$(ABI_BASE_OK)|' -e 's|@ABIDW_FLAGS@|$(ABIDW_FLAGS)|'
+t_abidiff_DEPS	:= $(BUILD)/libulsm.so $(HEADERS) $(wildcard abi/*/*.abi) abi/ulsm.abignore \
+		   $(if $(filter y,$(HAVE_APR)),$(BUILD)/libulsm-apr.so)
+t_abi_compat_SED = -e 's|@CROSS_COMPILE@|$(CROSS_COMPILE)|'
+t_abi_compat_DEPS := $(BUILD)/libulsm.so $(wildcard abi/*/include.tar.gz) \
+		   tests/meta/abi_compat/program.c $(wildcard examples/plugins/*)
 # tools/: ulsm-trace on the tracepoint test's recording; ulsmctl against
 # the control demo.
 t_trace_tool_DEPS := $(BUILD)/ulsm-trace $(BUILD)/examples/trace/trace_demo
