@@ -444,6 +444,17 @@ static int refuse_inside(const char *what)
 			  "would wait for it", what);
 }
 
+/*
+ * A tracepoint's record is compiled into the program or a plug-in by its
+ * headers (docs/abi.md, "Records in your objects"): 0.2.0's is the first
+ * sized layout, and a later library compares with 0.2.0's size, not its
+ * own. A shorter record is never listed, so nothing reads it.
+ */
+static bool tp_readable(const struct ulsm_tracepoint *tp)
+{
+	return tp->size >= sizeof(*tp);
+}
+
 ULSM_API int tracepoint_probe_register(struct ulsm_tracepoint *tp,
 				       void *probe, void *data)
 {
@@ -456,6 +467,9 @@ ULSM_API int tracepoint_probe_register(struct ulsm_tracepoint *tp,
 	if (!tp || !probe)
 		return ulsm_error(-EINVAL, "tracepoint_probe_register: NULL %s",
 				  tp ? "probe" : "tracepoint");
+	if (!tp_readable(tp))
+		return ulsm_error(-EPROTO, "tracepoint at %p is from headers "
+				  "older than this library", (void *)tp);
 	if (ulsm_read_inside())
 		return refuse_inside("tracepoint_probe_register");
 	pthread_mutex_lock(&trace_lock);
@@ -807,6 +821,13 @@ ULSM_API void ulsm__tracepoint_add(struct ulsm_tracepoint *tp)
 {
 	int ret = 0;
 
+	if (!tp_readable(tp)) {
+		ulsm_report("a tracepoint at %p is from headers older than "
+			    "this library (its record is %u bytes, %zu at "
+			    "least); it stays off", (void *)tp, tp->size,
+			    sizeof(*tp));
+		return;
+	}
 	pthread_mutex_lock(&trace_lock);
 	pthread_once(&env_once, env_init);
 	remember_name(tp);

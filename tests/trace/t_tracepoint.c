@@ -201,6 +201,21 @@ static void one_and_several(void)
 	}
 	is_int(tracepoint_probe_register(NULL, (void *)p1, NULL), -EINVAL,
 	       "NULL tracepoint");
+	{
+		/*
+		 * A record from older headers (shorter than this library's
+		 * first sized layout, docs/abi.md): refused, by its size
+		 * alone; the real tracepoint is untouched.
+		 */
+		struct ulsm_tracepoint older = __tracepoint_tp_a;
+
+		older.size = 8;
+		is_int(tracepoint_probe_register(&older, (void *)p1, &d1),
+		       -EPROTO, "a tracepoint's record shorter than the "
+		       "library's -> -EPROTO");
+		ok(!static_key_enabled(__tracepoint_tp_a.key),
+		   "  and nothing was attached");
+	}
 	is_int(wrong, 0, "every probe got its own data");
 }
 
