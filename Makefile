@@ -99,7 +99,7 @@ SMALL_EXAMPLES	:= $(BUILD)/examples/static_key $(BUILD)/examples/static_call \
 		   $(BUILD)/examples/hooks $(BUILD)/examples/plugins/host
 EXAMPLE_BINS	:= $(SMALL_EXAMPLES) $(BUILD)/examples/keys_demo $(BUILD)/examples/lsm_demo
 
-.PHONY: all tests examples check stress bench demo demo-keys demo-trace install uninstall clean distclean
+.PHONY: all tests examples check stress bench demo demo-keys demo-trace install uninstall clean distclean dist version
 all: $(STATIC_LIB) $(BUILD)/libulsm.so $(BUILD)/ulsm.pc $(BUILD)/ulsm-uninstalled.pc $(BUILD)/ulsm-trace $(BUILD)/ulsmctl
 
 $(CONFIG_H): Makefile
@@ -347,6 +347,28 @@ uninstall:
 	rmdir $(DESTDIR)$(INCLUDEDIR)/ulsm/arch $(DESTDIR)$(INCLUDEDIR)/ulsm/apr \
 		$(DESTDIR)$(INCLUDEDIR)/ulsm \
 		$(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
+
+# --- the release tarball ------------------------------------------------
+#
+# make dist writes ulsm-$(VERSION).tar.gz: the tree as committed (git
+# archive of HEAD, so what a clean clone holds, less what .gitattributes
+# marks export-ignore: CI's script and git's own files). It is
+# reproducible: its files carry the commit's time and gzip writes no name
+# or time, so two runs on one commit give the same bytes (CI checks).
+# Uncommitted changes to tracked files would be left out: refused.
+# CI builds, tests and installs the tarball unpacked outside the clone.
+DIST		:= ulsm-$(VERSION)
+dist:
+	@git rev-parse --git-dir >/dev/null 2>&1 || \
+		{ echo "make dist: needs the git checkout (it archives HEAD)" >&2; exit 1; }
+	@git diff --quiet HEAD -- || \
+		{ echo "make dist: uncommitted changes to tracked files would be left out; commit or stash them" >&2; exit 1; }
+	git archive --format=tar --prefix=$(DIST)/ HEAD | gzip -n -9 > $(DIST).tar.gz
+	@echo "make dist: $(DIST).tar.gz"
+
+# The version, for scripts (CI's tarball name).
+version:
+	@echo $(VERSION)
 
 clean:
 	rm -rf $(BUILD)
