@@ -371,6 +371,7 @@ static void fill_table(struct result *r)
 	int i, ret = 0;
 
 	for (i = 0; i < MANY && !ret; i++) {
+		many[i].size = sizeof(many[i]);
 		many[i].name = "many";
 		many[i].keys = many_keys[i];
 		many[i].keys_size = sizeof(many_keys[i]);
