@@ -53,7 +53,7 @@
  * --dump-entry K FILE: the plain variant's int hook's entry (its
  * security_* function) with m0 .. m(K-1) on, as the process runs it, to
  * FILE, for objdump -D -b binary -m i386:x86-64 --adjust-vma=ADDRESS FILE
- * (docs/performance.md shows it).
+ * (docs/performance-journal.md, "The dispatch", shows one).
  */
 static int dump_entry(unsigned int k, const char *path)
 {

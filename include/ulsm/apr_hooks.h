@@ -75,7 +75,8 @@
  * 32: httpd's busiest hooks have 20 to 40 functions. Each slot costs about
  * 150 bytes per hook (code, trampoline, key, call, records) and nothing
  * per dispatch while unused; a function past the last slot is called
- * through APR's array, at APR's cost (docs/performance.md, "APR hooks").
+ * through APR's array, at APR's cost (docs/performance.md, "The APR hooks
+ * drop-in").
  */
 #ifndef ULSM_APR_SLOTS
 # define ULSM_APR_SLOTS	32

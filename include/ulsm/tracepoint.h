@@ -494,7 +494,8 @@ ULSM__EXTERN_C_END
  * that is unloaded). The iterator's counts are "expected" so that each
  * count's tail call follows its test in line, as clang lays it out
  * anyway: with gcc's own layout and the tail sites' empty asm, three
- * probes cost 0.3 ns more (docs/performance.md, 2026-12-04 sixth run).
+ * probes cost 0.3 ns more (docs/performance-journal.md, 2026-12-04 sixth
+ * run, "Several probes built with clang").
  */
 #define DEFINE_TRACEPOINT(NAME, PROTO, ARGS)				\
 	struct static_key_false ULSM__TP_KEY(NAME) = STATIC_KEY_FALSE_INIT; \
