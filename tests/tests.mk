@@ -176,6 +176,12 @@ t_apr_tail_CPPFLAGS	:= $(ULSM_APR_CFLAGS) $(APR_CFLAGS) -DHAVE_APR=1
 t_apr_tail_LIBS		:= $(APR_LIB)
 t_apr_tail_LDLIBS	:= $(APR_LIBS)
 t_apr_tail_DEPS		:= $(ULSM_APR_DEPS)
+# Its refills under injected faults, linked statically as t_apr_tail is
+# (the library's fault injection is reachable there).
+t_apr_fault_CPPFLAGS	:= $(ULSM_APR_CFLAGS) $(APR_CFLAGS) -DHAVE_APR=1
+t_apr_fault_LIBS	:= $(APR_LIB)
+t_apr_fault_LDLIBS	:= $(APR_LIBS)
+t_apr_fault_DEPS	:= $(ULSM_APR_DEPS)
 t_apr_reload_CPPFLAGS	:= $(ULSM_APR_CFLAGS) $(APR_CFLAGS) -DHAVE_APR=1
 t_apr_reload_LINK	:= shared
 t_apr_reload_LDFLAGS	:= -rdynamic
