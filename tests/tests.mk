@@ -211,6 +211,14 @@ t_examples_DEPS	:= $(SMALL_EXAMPLES) $(BUILD)/libulsm.so $(BUILD)/ulsm-uninstall
 t_man_DEPS	:= $(wildcard man/*) $(HEADERS) $(CONFIG_H)
 t_sys_wrapped_DEPS := $(wildcard src/*.c src/*/*.c src/engine/arch/*/*.c)
 t_layers_DEPS	:= $(LIB_OBJS)
+# One path for every change: from the objects, and from the sources'
+# syntax trees, read by clang (this compiler when it is clang).
+AST_CLANG	:= $(if $(findstring clang,$(notdir $(CC))),$(CC),clang)
+t_one_txn_SED	= -e 's|@CLANG@|$(AST_CLANG)|' \
+		  -e 's|@AST_FLAGS@|-I$(abspath $(BUILD))/include -I$(CURDIR)/include -I$(CURDIR)/src -D_GNU_SOURCE -DULSM_BUILDING_LIBRARY=1 -std=gnu11|' \
+		  -e 's|@APR_AST_FLAGS@|$(APR_CFLAGS)|'
+t_one_txn_DEPS	:= $(LIB_OBJS) $(wildcard src/*.c src/*/*.c) $(BUILD)/libulsm.so \
+		   $(if $(filter y,$(HAVE_APR)),$(BUILD)/apr/apr_hooks.o)
 # tools/: ulsm-trace on the tracepoint test's recording; ulsmctl against
 # the control demo.
 t_trace_tool_DEPS := $(BUILD)/ulsm-trace $(BUILD)/examples/trace/trace_demo
