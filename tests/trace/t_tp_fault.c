@@ -605,7 +605,8 @@ static void walk(enum op op, const struct mode *m, unsigned long stride)
 	}
 	ok(!nwrong && ncalls && refused, "%s, %s: %lu calls, %lu runs: %lu "
 	   "done, %lu refused with nothing changed, %lu wrong", op_name[op],
-	   m->name, ncalls, tried, done, refused, nwrong);
+	   patching() ? m->name : "no text written", ncalls, tried, done,
+	   refused, nwrong);
 }
 
 int main(int argc, char **argv)
