@@ -188,6 +188,12 @@ t_apr_tail_CPPFLAGS	:= $(ULSM_APR_CFLAGS) $(APR_CFLAGS) -DHAVE_APR=1
 t_apr_tail_LIBS		:= $(APR_LIB)
 t_apr_tail_LDLIBS	:= $(APR_LIBS)
 t_apr_tail_DEPS		:= $(ULSM_APR_DEPS)
+# Its refills under injected faults, linked statically as t_apr_tail is
+# (the library's fault injection is reachable there).
+t_apr_fault_CPPFLAGS	:= $(ULSM_APR_CFLAGS) $(APR_CFLAGS) -DHAVE_APR=1
+t_apr_fault_LIBS	:= $(APR_LIB)
+t_apr_fault_LDLIBS	:= $(APR_LIBS)
+t_apr_fault_DEPS	:= $(ULSM_APR_DEPS)
 t_apr_reload_CPPFLAGS	:= $(ULSM_APR_CFLAGS) $(APR_CFLAGS) -DHAVE_APR=1
 t_apr_reload_LINK	:= shared
 t_apr_reload_LDFLAGS	:= -rdynamic
@@ -230,6 +236,14 @@ t_abidiff_DEPS	:= $(BUILD)/libulsm.so $(HEADERS) $(wildcard abi/*/*.abi) abi/uls
 t_abi_compat_SED = -e 's|@CROSS_COMPILE@|$(CROSS_COMPILE)|'
 t_abi_compat_DEPS := $(BUILD)/libulsm.so $(wildcard abi/*/include.tar.gz) \
 		   tests/meta/abi_compat/program.c $(wildcard examples/plugins/*)
+# One path for every change: from the objects, and from the sources'
+# syntax trees, read by clang (this compiler when it is clang).
+AST_CLANG	:= $(if $(findstring clang,$(notdir $(CC))),$(CC),clang)
+t_one_txn_SED	= -e 's|@CLANG@|$(AST_CLANG)|' \
+		  -e 's|@AST_FLAGS@|-I$(abspath $(BUILD))/include -I$(CURDIR)/include -I$(CURDIR)/src -D_GNU_SOURCE -DULSM_BUILDING_LIBRARY=1 -std=gnu11|' \
+		  -e 's|@APR_AST_FLAGS@|$(APR_CFLAGS)|'
+t_one_txn_DEPS	:= $(LIB_OBJS) $(wildcard src/*.c src/*/*.c) $(BUILD)/libulsm.so \
+		   $(if $(filter y,$(HAVE_APR)),$(BUILD)/apr/apr_hooks.o)
 # tools/: ulsm-trace on the tracepoint test's recording; ulsmctl against
 # the control demo.
 t_trace_tool_DEPS := $(BUILD)/ulsm-trace $(BUILD)/examples/trace/trace_demo

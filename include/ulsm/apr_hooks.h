@@ -57,8 +57,10 @@
  *
  * Not taken over: a program built with APR_HOOK_PROBES_ENABLED keeps
  * APR's run functions (the probes need each call's module name). If an
- * update of the slots fails (out of memory, a system call refused), the
- * hook goes back to APR's walk of its array and a message says so.
+ * update of the slots fails (out of memory, a system call refused), it
+ * changed nothing, and a message says so: each hook is dispatched as it
+ * was (through APR's array where the change replaced it) until it changes
+ * again (ulsm_apr(3), "When an update fails").
  */
 #ifndef ULSM_APR_HOOKS_H
 #define ULSM_APR_HOOKS_H
@@ -113,7 +115,8 @@ ULSM__EXTERN_C_BEGIN
 struct ulsm_apr_hook {
 	const char *name;
 	apr_array_header_t **link;
-	apr_array_header_t *from;	/* the library's: *link when filled */
+	apr_array_header_t *from;	/* the library's: *link when filled
+					   (stored by the update) */
 	struct static_key_false *direct;
 	struct static_key_false *single;
 	struct static_key_false *tail;
@@ -152,9 +155,10 @@ void ulsm_apr_hook_deregister_all(void);
  * ulsm_apr_hook_slots - how hook @name is dispatched now
  *
  * Return: how many of its functions are called through slots (0 to
- * ULSM_APR_SLOTS), -1 if it walks APR's array (an update failed, it has
- * not been filled yet, or its array changed behind the drop-in),
- * -ENOENT if no loaded unit implements it.
+ * ULSM_APR_SLOTS), -1 if it walks APR's array (it has not been filled
+ * yet, or its array is not the one it was filled from: changed behind the
+ * drop-in, or replaced by a change whose update failed), -ENOENT if no
+ * loaded unit implements it.
  */
 int ulsm_apr_hook_slots(const char *name);
 

@@ -25,6 +25,19 @@
  * it returns 0, every thread is synchronised and runs the new code; when
  * it returns a negative errno, every site, count and target is as before.
  *
+ * Data that goes with the code goes in the update too, so that nothing
+ * is stored by hand around the commit, and nothing undone by hand when it
+ * fails: ulsm_update_store_ptr() and ulsm_update_store_int() record a
+ * store of a pointer or an int of the program's, made by the commit
+ * before any site changes (ULSM_UPDATE_BEFORE: what the new code reads)
+ * or once every site is new (ULSM_UPDATE_AFTER: what says the code is
+ * new), and put back if the commit fails:
+ *
+ *	ulsm_update_static_call(u, hash, careful_hash);
+ *	ulsm_update_store_ptr(u, &hash_table_in_use, careful_table,
+ *			      ULSM_UPDATE_AFTER);
+ *	rc = ulsm_update_commit(u);	// 0: both; else neither
+ *
  * Return values, besides those of static_branch_enable() and
  * static_call_update() (<ulsm/static_key.h>, <ulsm/static_call.h>):
  *   -EINVAL  NULL update, key or call
@@ -49,6 +62,15 @@
 ULSM__EXTERN_C_BEGIN
 
 struct ulsm_update;
+
+/*
+ * When a store of an update is made (ulsm_update_store_ptr()): before any
+ * site of the update changes, or once every site is new.
+ */
+enum ulsm_update_when {
+	ULSM_UPDATE_BEFORE,
+	ULSM_UPDATE_AFTER,
+};
 
 /**
  * ulsm_update_new - an empty update
@@ -77,22 +99,58 @@ int ulsm_update_call(struct ulsm_update *u, struct static_call_key *key,
 		     void *tramp, void *func);
 
 /**
- * ulsm_update_commit - make every recorded change, or none
+ * ulsm_update_store_ptr - record that the pointer at @addr is to become
+ * @val with the update
+ * @addr: a pointer of any object type (void *, struct x *, ...), aligned,
+ *        whose memory stays valid until the commit returns
+ * @val:  its new value
+ * @when: ULSM_UPDATE_BEFORE, stored before any site of the update changes:
+ *        a thread that runs a new site finds it stored (as the engine
+ *        stores a call's target before its sites change); or
+ *        ULSM_UPDATE_AFTER, stored once every site is new and every thread
+ *        synchronised, only when the commit succeeds: a thread that reads
+ *        the new value (with acquire) runs every site of the update new
+ *
+ * The commit makes the stores of each kind in the order they were
+ * recorded, each a release store (__atomic_store_n, __ATOMIC_RELEASE); if
+ * it fails, it puts back the value each word had when it was stored, the
+ * last first. Stores are never merged: a word recorded twice is stored
+ * twice, in order. A store is no change of a key or a call: the same
+ * word may be recorded with either.
+ *
+ * Return: 0, -EINVAL (NULL update or address, an address not aligned for
+ * a pointer, or another @when) or -ENOMEM (kept by the update).
+ */
+int ulsm_update_store_ptr(struct ulsm_update *u, void *addr, const void *val,
+			  enum ulsm_update_when when);
+
+/**
+ * ulsm_update_store_int - record that the int at @addr is to become @val
+ * with the update (as ulsm_update_store_ptr())
+ *
+ * Return: 0, -EINVAL or -ENOMEM (kept by the update).
+ */
+int ulsm_update_store_int(struct ulsm_update *u, int *addr, int val,
+			  enum ulsm_update_when when);
+
+/**
+ * ulsm_update_commit - make every recorded change and store, or none
  *
  * The update keeps its changes: ulsm_update_reset() empties it.
  *
- * Return: 0 when every site is new, or a negative errno with every site,
- * key count and call target as before the call.
+ * Return: 0 when every site is new and every store made, or a negative
+ * errno with every site, key count, call target and stored word as
+ * before the call.
  */
 int ulsm_update_commit(struct ulsm_update *u);
 
 /**
- * ulsm_update_count - how many changes @u holds (a key or call named
- * twice counts once after a commit)
+ * ulsm_update_count - how many changes and stores @u holds (a key or call
+ * named twice counts once after a commit)
  */
 size_t ulsm_update_count(const struct ulsm_update *u);
 
-/** ulsm_update_reset - forget every change and a kept error */
+/** ulsm_update_reset - forget every change, every store and a kept error */
 void ulsm_update_reset(struct ulsm_update *u);
 
 /** ulsm_update_free - free @u (NULL is allowed) */

@@ -20,15 +20,23 @@
  *     whose run function ends in a tail site): that one function, else
  *     the slots function;
  *   - the direct key: on (the run function uses the slots);
- * and it notes which array the slots were filled from (from): a run
- * function whose array is another (libaprutil's sort or deregistration,
- * called from a unit built without the drop-in) walks the array instead,
- * and ulsm_apr_hook_stale() says so.
- * If the update fails, a second one turns the direct key off, so that the
- * hook walks APR's array from its start (APR's own dispatch, slower but
- * right), and the failure is printed. APR's rule that nobody runs hooks
- * while they change means nothing here depends on the order in which a
- * thread sees the sites change.
+ *   - and, once every site is new, which array the slots were filled from
+ *     (from) and how many are in use (filled), stores of the update
+ *     (ulsm_update_store_ptr): a run function whose array is another
+ *     (libaprutil's sort or deregistration, called from a unit built
+ *     without the drop-in) walks the array instead, and
+ *     ulsm_apr_hook_stale() says so.
+ * The update is all or nothing, stores included: if it fails, every key,
+ * call and word of every hook in it is as it was, and so is each hook's
+ * dispatch; the failure is printed (a registration's return type is
+ * APR's void). A hook whose array the change replaced (a sort, a
+ * deregistration, the first registration) then finds it is not the one it
+ * was filled from, and walks it, as APR does; one whose array grew in
+ * place calls the functions it called before, without the new one, until
+ * the next change of the hook refills it from the whole array. Nothing
+ * here stores or undoes by hand. APR's rule that nobody runs hooks while
+ * they change means nothing here depends on the order in which a thread
+ * sees the sites change.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -83,18 +91,11 @@ static void *slot_next(const struct ulsm_apr_hook *h, int i)
 	return (void *)((uintptr_t)&h->tnext[i] + (intptr_t)h->tnext[i]);
 }
 
-/*
- * Record @h's slots as its array asks; how many slots are in use. @from is
- * set now, before the update: whether it succeeds or not, the run function
- * must not take this array for one changed behind it (after a failure the
- * direct key is off, and the walk is the slots function's).
- */
-static int record(struct ulsm_update *u, struct ulsm_apr_hook *h)
+/* Record @h's slots as its array asks, and what they were filled from. */
+static void record(struct ulsm_update *u, struct ulsm_apr_hook *h)
 {
 	apr_array_header_t *a = *h->link;
 	int n = a ? a->nelts : 0, filled = n < h->nslots ? n : h->nslots;
-
-	h->from = a;
 
 	for (int i = 0; i < h->nslots; i++) {
 		ulsm_update_call(u, &h->calls[i], h->tramps[i],
@@ -111,63 +112,44 @@ static int record(struct ulsm_update *u, struct ulsm_apr_hook *h)
 				 n == 1 ? array_func(a, 0) : h->run_walk);
 	else
 		ulsm_update_branch(u, h->single, n == 1);
-	return filled;
+	/*
+	 * Pairs with the load of from at the top of the run function
+	 * (ULSM__APR_STALE, and the head of ULSM__ARCH_APR_RUN's naked
+	 * function: <ulsm/apr_hooks.h>), a plain load: APR's rule leaves no
+	 * thread running the hook while it changes. After every site, so
+	 * that a thread that runs it meanwhile anyway takes the new array
+	 * for one its slots were not filled from, and walks it.
+	 */
+	ulsm_update_store_ptr(u, &h->from, a, ULSM_UPDATE_AFTER);
+	/* Read under the lock only (ulsm_apr_hook_slots): pairs with nothing. */
+	ulsm_update_store_int(u, &h->filled, filled, ULSM_UPDATE_AFTER);
 }
 
-/* The update failed: every hook in it walks its array, as APR does. */
-static void fall_back(struct ulsm_update *u, struct ulsm_apr_hook *only)
-{
-	const char *why = ulsm_last_error();
-	char msg[256];
-	int ret;
-
-	snprintf(msg, sizeof(msg), "%s", why && *why ? why : "unknown error");
-	ulsm_update_reset(u);
-	for (struct ulsm_apr_hook *h = only ? only : hooks; h;
-	     h = only ? NULL : h->next) {
-		ulsm_update_branch(u, h->direct, false);
-		if (h->run)
-			ulsm_update_call(u, h->run, h->run_tramp, h->run_walk);
-		else
-			ulsm_update_branch(u, h->single, false);
-		h->filled = -1;
-	}
-	ret = ulsm_update_commit(u);
-	fprintf(stderr, "ulsm-apr: hook%s %s: the static calls could not be "
-		"updated (%s); %s\n", only ? "" : "s", only ? only->name : "(all)",
-		msg, ret ? "and the fallback to APR's walk failed too: "
-		"dispatch may be stale" : "dispatching through APR's array");
-}
-
-/* Fill @only's slots, or every attached hook's. Lock held. */
+/*
+ * Fill @only's slots, or every attached hook's, in one update. Lock held.
+ * A failure changed nothing (the update's stores included): say so.
+ */
 static void refill(struct ulsm_apr_hook *only)
 {
 	struct ulsm_update *u = ulsm_update_new();
-	int filled = 0;
+	const char *why = "no memory for an update";
+	int ret = -ENOMEM;
 
-	if (!u) {
-		fprintf(stderr, "ulsm-apr: out of memory for an update\n");
-		return;
-	}
-	if (only) {
-		filled = record(u, only);
-	} else {
-		for (struct ulsm_apr_hook *h = hooks; h; h = h->next)
+	if (u) {
+		for (struct ulsm_apr_hook *h = only ? only : hooks; h;
+		     h = only ? NULL : h->next)
 			record(u, h);
+		ret = ulsm_update_commit(u);
+		why = ulsm_last_error();
+		ulsm_update_free(u);
 	}
-	if (ulsm_update_commit(u)) {
-		fall_back(u, only);
-	} else if (only) {
-		only->filled = filled;
-	} else {
-		for (struct ulsm_apr_hook *h = hooks; h; h = h->next) {
-			const apr_array_header_t *a = *h->link;
-			int n = a ? a->nelts : 0;
-
-			h->filled = n < h->nslots ? n : h->nslots;
-		}
-	}
-	ulsm_update_free(u);
+	if (ret)
+		fprintf(stderr, "ulsm-apr: hook%s %s: the static calls could "
+			"not be updated (%s); each hook is dispatched as it was "
+			"(APR's walk where its array was replaced) until it "
+			"changes again\n", only ? "" : "s",
+			only ? only->name : "(all)",
+			why && *why ? why : "unknown error");
 }
 
 void ulsm_apr_hook_changed(struct ulsm_apr_hook *h)
@@ -208,8 +190,9 @@ void ulsm_apr_hook_stale(const struct ulsm_apr_hook *h)
 	fprintf(stderr, "ulsm-apr: hook %s: its array was changed behind its "
 		"static calls (libaprutil's apr_hook_sort_all() or "
 		"apr_hook_deregister_all(), called from a unit compiled without "
-		"ulsm-apr's flags); such hooks are dispatched through APR's "
-		"array until they change through ulsm-apr again\n", h->name);
+		"ulsm-apr's flags, or a change whose update failed); such hooks "
+		"are dispatched through APR's array until they change through "
+		"ulsm-apr again\n", h->name);
 }
 
 int ulsm_apr_hook_slots(const char *name)

@@ -374,7 +374,8 @@ struct ulsm_batch {
 struct ulsm_store {
 	void *addr;
 	uintptr_t val, old;		/* old: read when it is stored */
-	uint8_t size;			/* sizeof(int) or sizeof(void *) */
+	uint8_t size;			/* sizeof(bool), sizeof(int) or
+					   sizeof(void *) */
 	uint8_t stage, when;
 	bool done;
 };
@@ -390,9 +391,10 @@ struct ulsm_txn {
 /*
  * Add to @t: the change of the site at @addr from @old to @new, in
  * @stage (an unchanged instruction adds nothing); or a store of @val to
- * the int or pointer at @addr, with @stage, before or after its code.
- * Return 0 or -ENOMEM (with a message); on failure the caller frees @t,
- * and nothing was changed.
+ * the int, pointer or bool at @addr, with @stage, before or after its
+ * code (a bool: a layer's record that goes with the code, such as a
+ * tracepoint's "was on"). Return 0 or -ENOMEM (with a message); on
+ * failure the caller frees @t, and nothing was changed.
  */
 int ulsm_txn_code(struct ulsm_txn *t, enum ulsm_stage stage, uintptr_t addr,
 		  const struct ulsm_insn *old, const struct ulsm_insn *new);
@@ -400,6 +402,8 @@ int ulsm_txn_store_int(struct ulsm_txn *t, enum ulsm_stage stage,
 		       enum ulsm_when when, int *addr, int val);
 int ulsm_txn_store_ptr(struct ulsm_txn *t, enum ulsm_stage stage,
 		       enum ulsm_when when, void *addr, const void *val);
+int ulsm_txn_store_bool(struct ulsm_txn *t, enum ulsm_stage stage,
+			enum ulsm_when when, bool *addr, bool val);
 
 /* Whether @t changes any code. */
 static inline bool ulsm_txn_has_code(const struct ulsm_txn *t)

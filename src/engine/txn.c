@@ -71,6 +71,12 @@ int ulsm_txn_store_ptr(struct ulsm_txn *t, enum ulsm_stage stage,
 	return add_store(t, stage, when, addr, (uintptr_t)val, sizeof(void *));
 }
 
+int ulsm_txn_store_bool(struct ulsm_txn *t, enum ulsm_stage stage,
+			enum ulsm_when when, bool *addr, bool val)
+{
+	return add_store(t, stage, when, addr, val, sizeof(bool));
+}
+
 void ulsm_txn_free(struct ulsm_txn *t)
 {
 	ulsm_batch_free(&t->code);
@@ -82,7 +88,9 @@ void ulsm_txn_free(struct ulsm_txn *t)
 /* Release stores: a reader that acquires the word sees what came before. */
 static void store_word(const struct ulsm_store *st, uintptr_t v)
 {
-	if (st->size == sizeof(int))
+	if (st->size == sizeof(bool))
+		__atomic_store_n((bool *)st->addr, v != 0, __ATOMIC_RELEASE);
+	else if (st->size == sizeof(int))
 		__atomic_store_n((int *)st->addr, (int)(unsigned int)v,
 				 __ATOMIC_RELEASE);
 	else
@@ -91,6 +99,8 @@ static void store_word(const struct ulsm_store *st, uintptr_t v)
 
 static uintptr_t load_word(const struct ulsm_store *st)
 {
+	if (st->size == sizeof(bool))
+		return __atomic_load_n((bool *)st->addr, __ATOMIC_RELAXED);
 	if (st->size == sizeof(int))
 		return (uintptr_t)(unsigned int)__atomic_load_n((int *)st->addr,
 							__ATOMIC_RELAXED);

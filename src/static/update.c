@@ -10,7 +10,9 @@
  * which orders the sites and the stores, and undoes them on failure:
  * keys turned off first, then the calls, then keys turned on
  * (docs/patching-protocol.md, "Stages"), so that a key on leads to a
- * call already retargeted.
+ * call already retargeted. The caller's stores (ulsm_update_store_ptr)
+ * are entries of the same transaction: before the first stage's code, or
+ * after the last stage's, where a failed commit has stopped short of them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,9 +35,20 @@ struct change {
 	size_t seq;		/* order of recording, for "the last wins" */
 };
 
+/* A store of the caller's, in the order recorded (never merged). */
+struct store {
+	void *addr;
+	const void *ptr;	/* a pointer's new value */
+	int val;		/* an int's */
+	bool is_ptr;
+	uint8_t when;		/* enum ulsm_update_when */
+};
+
 struct ulsm_update {
 	size_t n, cap;
 	struct change *v;
+	size_t nstores, capstores;
+	struct store *stores;
 	int error;		/* a change that could not be recorded */
 };
 
@@ -53,6 +66,7 @@ ULSM_API void ulsm_update_reset(struct ulsm_update *u)
 	if (!u)
 		return;
 	u->n = 0;
+	u->nstores = 0;
 	u->error = 0;
 }
 
@@ -61,6 +75,7 @@ ULSM_API void ulsm_update_free(struct ulsm_update *u)
 	if (!u)
 		return;
 	ulsm_free(u->v);
+	ulsm_free(u->stores);
 	ulsm_free(u);
 }
 
@@ -108,6 +123,96 @@ ULSM_API int ulsm_update_call(struct ulsm_update *u,
 		return ulsm_error(-EINVAL, "ulsm_update_call: NULL %s",
 				  u ? "key" : "update");
 	return record(u, &c);
+}
+
+static int record_store(struct ulsm_update *u, const struct store *st)
+{
+	if (u->nstores == u->capstores) {
+		size_t cap = u->capstores ? 2 * u->capstores : 8;
+		struct store *v = ulsm_reallocarray(u->stores, cap, sizeof(*v));
+
+		if (!v) {
+			u->error = -ENOMEM;
+			return ulsm_error(-ENOMEM, "ulsm_update: no memory for "
+					  "store %zu; the commit will fail "
+					  "until ulsm_update_reset()",
+					  u->nstores + 1);
+		}
+		u->stores = v;
+		u->capstores = cap;
+	}
+	u->stores[u->nstores++] = *st;
+	return 0;
+}
+
+static int store_check(const struct ulsm_update *u, const void *addr,
+		       size_t size, enum ulsm_update_when when,
+		       const char *what)
+{
+	if (!u || !addr)
+		return ulsm_error(-EINVAL, "%s: NULL %s", what,
+				  u ? "address" : "update");
+	if ((uintptr_t)addr % size)
+		return ulsm_error(-EINVAL, "%s: %p is not aligned to %zu "
+				  "bytes", what, addr, size);
+	if (when != ULSM_UPDATE_BEFORE && when != ULSM_UPDATE_AFTER)
+		return ulsm_error(-EINVAL, "%s: when is neither "
+				  "ULSM_UPDATE_BEFORE nor ULSM_UPDATE_AFTER "
+				  "(%d)", what, (int)when);
+	return 0;
+}
+
+ULSM_API int ulsm_update_store_ptr(struct ulsm_update *u, void *addr,
+				   const void *val, enum ulsm_update_when when)
+{
+	struct store st = {
+		.addr = addr, .ptr = val, .is_ptr = true,
+		.when = (uint8_t)when,
+	};
+	int ret = store_check(u, addr, sizeof(void *), when,
+			      "ulsm_update_store_ptr");
+
+	return ret ? ret : record_store(u, &st);
+}
+
+ULSM_API int ulsm_update_store_int(struct ulsm_update *u, int *addr, int val,
+				   enum ulsm_update_when when)
+{
+	struct store st = {
+		.addr = addr, .val = val, .is_ptr = false,
+		.when = (uint8_t)when,
+	};
+	int ret = store_check(u, addr, sizeof(int), when,
+			      "ulsm_update_store_int");
+
+	return ret ? ret : record_store(u, &st);
+}
+
+/*
+ * The caller's stores, as entries of @t: before the first stage's code
+ * (its keys turned off), or after the last stage's (its keys turned on),
+ * which a commit reaches only when every stage succeeded. In the order
+ * recorded; the engine puts them back in reverse if the commit fails.
+ */
+static int queue_stores(const struct ulsm_update *u, struct ulsm_txn *t)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < u->nstores && !ret; i++) {
+		const struct store *st = &u->stores[i];
+		bool before = st->when == ULSM_UPDATE_BEFORE;
+		enum ulsm_stage stage = before ? ULSM_STAGE_GUARDS_OFF :
+					ULSM_STAGE_GUARDS_ON;
+		enum ulsm_when when = before ? ULSM_BEFORE : ULSM_AFTER;
+
+		if (st->is_ptr)
+			ret = ulsm_txn_store_ptr(t, stage, when, st->addr,
+						 st->ptr);
+		else
+			ret = ulsm_txn_store_int(t, stage, when, st->addr,
+						 st->val);
+	}
+	return ret;
 }
 
 /* By object, then by order of recording: the last of a run wins. */
@@ -234,6 +339,8 @@ ULSM_API int ulsm_update_commit(struct ulsm_update *u)
 	for (i = 0; !ret && i < u->n; i++)
 		ret = queue(&u->v[i], &t);
 	if (!ret)
+		ret = queue_stores(u, &t);
+	if (!ret)
 		ret = ulsm_txn_commit(&t);
 	ulsm_txn_free(&t);
 	ulsm_unlock();
@@ -242,5 +349,5 @@ ULSM_API int ulsm_update_commit(struct ulsm_update *u)
 
 ULSM_API size_t ulsm_update_count(const struct ulsm_update *u)
 {
-	return u ? u->n : 0;
+	return u ? u->n + u->nstores : 0;
 }

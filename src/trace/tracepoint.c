@@ -16,25 +16,35 @@
  *
  * funcs, a new array at each change, always lists every probe. The site
  * loads the data and then calls, so a thread may pair an old data with a
- * new target. Each change is ordered so that every such pair is right:
+ * new target. Each change is one transaction of the engine (struct
+ * ulsm_txn, src/engine/txn.c; a thousand tracepoints: one transaction,
+ * three stages), and its entries put every pair right: the data before
+ * any code; the key and the call in their stages (a key that opens
+ * last, a call retargeted while only keys open in both states lead to
+ * it); slotted, funcs and the tracepoint's records after the last
+ * stage's code, where a commit arrives only when every stage succeeded:
  *
- *   0 -> 1      data stored, then key and call in one update, to p. A
- *               thread that passed the key while it was last on may enter
- *               its section late, with the old data: if the tracepoint was
- *               on before, the data is stored first and a grace period
+ *   0 -> 1      data, then key and call, to p. A thread that passed the
+ *               key while it was last on may enter its section late, with
+ *               the old data: if the tracepoint was on before, the data is
+ *               stored first (a transaction of its own) and a grace period
  *               passes (without the lock) before the change; if it changed
  *               meanwhile, or the grace period failed, the call goes to
  *               the iterator, and to p after a grace period;
  *   1 -> 2+     call -> iterator, then funcs published (until then the
  *               iterator calls the one probe of the old array);
  *   2+ -> 2+    funcs published;
- *   2 -> 1 (q)  funcs published, data = q's (the iterator stays);
- *   1 -> 0      key off and call NULL in one update, then funcs NULL.
+ *   2 -> 1 (q)  data = q's, then funcs published (the iterator stays);
+ *   1 -> 0      key off, call NULL, then funcs NULL.
+ *
+ * No change orders a store or undoes one by itself: when a commit fails,
+ * the engine puts back every site and every word, and a new array, which
+ * only a successful commit publishes, is freed at once.
  *
  * A tracepoint left on its iterator with one probe gets the direct call
  * after a grace period (every thread that loaded another data has called
  * the iterator), unless it changed again meanwhile (its gen); if that
- * update fails, the iterator stays, right and slower. An old array is
+ * transaction fails, the iterator stays, right and slower. An old array is
  * freed only after a grace period, whatever the change: an iterator that
  * began before the last few changes may still read it (a freed one, reused
  * for another array, once paired a probe with another's data under the
@@ -44,9 +54,9 @@
  * sets slotted to NULL before it publishes its array, so an iterator that
  * reads the new array calls through pointers; after the grace period
  * that follows (no iterator still runs the slots for an older array), if
- * the tracepoint is unchanged, one update patches the slots for the
- * array, and then slotted is set to it. A failed update leaves the
- * pointers: right, slower. A tracepoint that was never on has no reader
+ * the tracepoint is unchanged, one transaction patches the slots for the
+ * array, and then sets slotted to it. A failed one leaves the pointers:
+ * right, slower. A tracepoint that was never on has no reader
  * that could run its slots: its first array (globs attached as its object
  * loads) gets them in the change's own update.
  *
@@ -76,11 +86,10 @@
 #include <string.h>
 #include <time.h>
 
-#include <ulsm/update.h>
-
 #include "base/base.h"
 #include "base/sys.h"
 #include "engine/engine.h"
+#include "static/static.h"
 #include "trace/trace.h"
 
 /* A probe attached by glob (func NULL: the recorder). */
@@ -100,14 +109,33 @@ struct tp_name {
 };
 
 /*
- * One tracepoint's change: its new array and the update of its site made
- * under the lock (apply), then, after it, the grace period, the free of
- * its old array and the direct call it may be owed (finish).
+ * Why a tracepoint's own probe (tp->usdt: its USDT probe, which counts
+ * hits in *data) is attached: a USDT tracer listens (the semaphore is not
+ * 0), or hits are counted (ulsm_trace_count_begin). Kept by the library,
+ * not in the tracepoint (its object's memory), and freed with the
+ * tracepoint: the probe's data points at @hits. @attached and @with
+ * change with the tracepoint, in its transaction.
+ */
+struct usage {
+	struct ulsm_tracepoint *tp;
+	unsigned long hits;
+	bool attached;
+	void *with;		/* attached with: &hits (counting) or NULL */
+	struct usage *next;
+};
+
+/*
+ * One tracepoint's change: its new array and the entries of its
+ * transaction, committed under the lock (apply), then, after it, the
+ * grace period, the free of its old array and the direct call or the
+ * slots it may be owed (finish).
  */
 struct change {
 	struct ulsm_tracepoint *tp;
 	struct ulsm_tp_funcs *old, *nf;	/* nf NULL: no probe left */
-	void *old_data;
+	struct usage *usage;		/* tp's own probe moves: its record */
+	void *usage_with;		/* and the data it is attached with */
+	bool usage_on;
 	uint32_t id;			/* tp's id and gen after the change */
 	unsigned int gen;
 	bool promote;			/* one probe, on the iterator */
@@ -128,20 +156,6 @@ static struct glob_probe *globs;
 static struct tp_name *names;
 static uint32_t next_id = 1;
 
-/*
- * Why a tracepoint's own probe (tp->usdt: its USDT probe, which counts
- * hits in *data) is attached: a USDT tracer listens (the semaphore is not
- * 0), or hits are counted (ulsm_trace_count_begin). Kept by the library,
- * not in the tracepoint (its object's memory), and freed with the
- * tracepoint: the probe's data points at @hits.
- */
-struct usage {
-	struct ulsm_tracepoint *tp;
-	unsigned long hits;
-	bool attached;
-	void *data;		/* attached with: &hits (counting) or NULL */
-	struct usage *next;
-};
 static struct usage *usages;
 static unsigned int counting;		/* count sessions open */
 static unsigned long removals;		/* tracepoints removed, ever */
@@ -227,103 +241,182 @@ static void unplan(struct change *c, int n)
 		ulsm_free(c[i].nf);
 }
 
-static void publish(struct ulsm_tracepoint *tp, struct ulsm_tp_funcs *f)
-{
-	__atomic_store_n(&tp->funcs, f, __ATOMIC_RELEASE);
-}
-
 /* Whether @f's probes fit the iterator's slots. */
 static bool fits_slots(const struct ulsm_tp_funcs *f)
 {
 	return f && f->n >= 2 && f->n <= ULSM_TP_SLOTS;
 }
 
-/* Aim @tp's slots at @f's probes, in @u. */
-static void aim_slots(struct ulsm_update *u, struct ulsm_tracepoint *tp,
-		      const struct ulsm_tp_funcs *f)
+/*
+ * @tp's key to be on or off, in @t: as the public update turns a key on
+ * or off (src/static/update.c), in the stage the key's direction asks for.
+ */
+static int queue_key(struct ulsm_txn *t, struct ulsm_tracepoint *tp, bool on)
 {
-	for (int i = 0; i < f->n; i++)
-		ulsm_update_call(u, tp->slot_call[i], tp->slot_tramp[i],
+	struct static_key *k = &tp->key->key;
+	int ret = ulsm_key_check(k, "tracepoint");
+
+	if (ret)
+		return ret;
+	if (!on && k->enabled > 1)
+		return ulsm_error(-EBUSY, "tracepoint %s: its key is reference "
+				  "counted (count %d)", tp->name, k->enabled);
+	if (on == (k->enabled > 0))
+		return 0;
+	return ulsm_key_queue(t, k, on, ulsm_key_stage(on));
+}
+
+/* Static call @key (trampoline @tramp) to call @func, in @t. */
+static int queue_call(struct ulsm_txn *t, struct static_call_key *key,
+		      void *tramp, void *func)
+{
+	int ret = ulsm_call_check(key, "tracepoint");
+
+	return ret ? ret : ulsm_call_queue(t, key, tramp, func, NULL);
+}
+
+/* Aim @tp's slots at @f's probes, in @t (the stage of targets). */
+static int aim_slots(struct ulsm_txn *t, struct ulsm_tracepoint *tp,
+		     const struct ulsm_tp_funcs *f)
+{
+	int ret = 0;
+
+	for (int i = 0; i < f->n && !ret; i++)
+		ret = queue_call(t, tp->slot_call[i], tp->slot_tramp[i],
 				 f->probes[i].func);
+	return ret;
 }
 
 /*
- * Make the @n planned changes, under the lock: the data each site is to
- * pass, one update for every key and call that changes (a thousand
- * tracepoints: one batch, three core syncs), then the new arrays. Every
- * change adds or removes one probe, or starts from none. On failure none
- * changed (the new arrays were never seen: freed).
+ * The words @c publishes, and the records it changes: entries after the
+ * last stage's code, which a commit reaches only when every stage has
+ * succeeded. A change that fails never showed its new array to anyone.
+ */
+static int queue_publish(struct ulsm_txn *t, struct change *c,
+			 struct ulsm_tp_funcs *slotted)
+{
+	struct ulsm_tracepoint *tp = c->tp;
+	int ret;
+
+	/*
+	 * Pairs with the acquire load of slotted in __traceiter_NAME()
+	 * (DEFINE_TRACEPOINT, <ulsm/tracepoint.h>): stored before funcs, so
+	 * that an iterator that reads the new array reads this slotted or a
+	 * later one, never an older one that names another array's slots.
+	 */
+	ret = ulsm_txn_store_ptr(t, ULSM_STAGE_GUARDS_ON, ULSM_AFTER,
+				 &tp->slotted, slotted);
+	/*
+	 * Pairs with the acquire load of funcs in __traceiter_NAME(): an
+	 * iterator that reads the new array reads the probes written into
+	 * it before the commit, and the slotted stored just above.
+	 */
+	if (!ret)
+		ret = ulsm_txn_store_ptr(t, ULSM_STAGE_GUARDS_ON, ULSM_AFTER,
+					 &tp->funcs, c->nf);
+	/*
+	 * The records (read under trace_lock only, so they pair with no
+	 * load) go with the change: a failed one leaves them as they were.
+	 */
+	if (!ret)
+		ret = ulsm_txn_store_bool(t, ULSM_STAGE_GUARDS_ON, ULSM_AFTER,
+					  &tp->was_on, tp->was_on || c->nf);
+	if (!ret)
+		ret = ulsm_txn_store_int(t, ULSM_STAGE_GUARDS_ON, ULSM_AFTER,
+					 (int *)&tp->gen, (int)c->gen);
+	if (!ret && c->usage)
+		ret = ulsm_txn_store_bool(t, ULSM_STAGE_GUARDS_ON, ULSM_AFTER,
+					  &c->usage->attached, c->usage_on);
+	if (!ret && c->usage)
+		ret = ulsm_txn_store_ptr(t, ULSM_STAGE_GUARDS_ON, ULSM_AFTER,
+					 &c->usage->with, c->usage_with);
+	return ret;
+}
+
+/*
+ * Add @c to @t: the data its site is to pass, its key and call, its
+ * slots when it was never on, and what it publishes. Every change adds
+ * or removes one probe, or starts from none. Patch lock held.
+ */
+static int queue_change(struct ulsm_txn *t, struct change *c)
+{
+	struct ulsm_tracepoint *tp = c->tp;
+	struct ulsm_tp_funcs *slotted = NULL;
+	int from = c->old ? c->old->n : 0;
+	int to = c->nf ? c->nf->n : 0;
+	void *call = __atomic_load_n(&tp->call->func, __ATOMIC_RELAXED);
+	int ret = 0;
+
+	c->id = tp->id;
+	c->gen = tp->gen + 1;
+	/* Never on: no iterator ran its slots, aimed now. */
+	c->slots = fits_slots(c->nf);
+	if (c->slots && !tp->was_on) {
+		ret = aim_slots(t, tp, c->nf);
+		c->slots = false;
+		slotted = c->nf;
+	}
+	/*
+	 * The data changes only where the site's call ignores it: off
+	 * (0 -> 1), or the iterator (2+ -> 1). Pairs with the relaxed load
+	 * of data in trace_NAME() (DECLARE_TRACEPOINT, <ulsm/tracepoint.h>),
+	 * which a thread makes after the key site and before the call:
+	 * stored before the first stage's code, it is ordered before any
+	 * new code a thread runs by the stages' core syncs.
+	 */
+	if (!ret && to == 1 && from != 1)
+		ret = ulsm_txn_store_ptr(t, ULSM_STAGE_GUARDS_OFF, ULSM_BEFORE,
+					 &tp->data, c->nf->probes[0].data);
+	if (ret)
+		return ret;
+	if (to == 0) {
+		ret = queue_key(t, tp, false);
+		if (!ret)
+			ret = queue_call(t, tp->call, tp->tramp, NULL);
+	} else if (from == 0) {
+		bool direct = to == 1 && (!tp->was_on || c->settled);
+
+		ret = queue_key(t, tp, true);
+		if (!ret)
+			ret = queue_call(t, tp->call, tp->tramp, direct ?
+					 c->nf->probes[0].func : tp->iter);
+		c->promote = to == 1 && !direct;
+	} else if (to == 1) {
+		c->promote = true;	/* from 2+: the iterator */
+	} else if (call != tp->iter) {
+		ret = queue_call(t, tp->call, tp->tramp, tp->iter);
+	}
+	return ret ? ret : queue_publish(t, c, slotted);
+}
+
+/*
+ * Make the @n planned changes, under the lock: one transaction for every
+ * key, call, data and array that changes (a thousand tracepoints: one
+ * transaction, three stages). On failure none changed (the engine put
+ * back every site and word), and the new arrays, never published, are
+ * freed.
  */
 static int apply(struct change *c, int n)
 {
-	struct ulsm_update *u = ulsm_update_new();
-	int ret = 0;
+	struct ulsm_txn t = ULSM_TXN_INIT;
+	int ret;
 
-	if (!u) {
+	if (!n)
+		return 0;
+	ulsm_config_init();
+	ulsm_clear_error();
+	ret = ulsm_update_lock();
+	if (!ret) {
+		for (int i = 0; i < n && !ret; i++)
+			ret = queue_change(&t, &c[i]);
+		if (!ret)
+			ret = ulsm_txn_commit(&t);
+		ulsm_txn_free(&t);
+		ulsm_unlock();
+	}
+	if (ret)
 		unplan(c, n);
-		return ulsm_error(-ENOMEM, "tracepoint %s: no memory for an "
-				  "update", n ? c[0].tp->name : "");
-	}
-	for (int i = 0; i < n; i++) {
-		struct ulsm_tracepoint *tp = c[i].tp;
-		int from = c[i].old ? c[i].old->n : 0;
-		int to = c[i].nf ? c[i].nf->n : 0;
-		void *call = __atomic_load_n(&tp->call->func,
-					     __ATOMIC_RELAXED);
-
-		c[i].old_data = __atomic_load_n(&tp->data, __ATOMIC_RELAXED);
-		/* Never on: no iterator ran its slots, aimed now. */
-		c[i].slots = fits_slots(c[i].nf);
-		if (c[i].slots && !tp->was_on) {
-			aim_slots(u, tp, c[i].nf);
-			c[i].slots = false;
-		}
-		/*
-		 * The data changes only where the site's call ignores it: off
-		 * (0 -> 1), or the iterator (2+ -> 1).
-		 */
-		if (to == 1 && from != 1)
-			__atomic_store_n(&tp->data, c[i].nf->probes[0].data,
-					 __ATOMIC_RELAXED);
-		if (to == 0) {
-			ulsm_update_key(u, &tp->key->key, false);
-			ulsm_update_call(u, tp->call, tp->tramp, NULL);
-		} else if (from == 0) {
-			bool direct = to == 1 && (!tp->was_on || c[i].settled);
-
-			ulsm_update_key(u, &tp->key->key, true);
-			ulsm_update_call(u, tp->call, tp->tramp, direct ?
-					 c[i].nf->probes[0].func : tp->iter);
-			c[i].promote = to == 1 && !direct;
-		} else if (to == 1) {
-			c[i].promote = true;	/* from 2+: the iterator */
-		} else if (call != tp->iter) {
-			ulsm_update_call(u, tp->call, tp->tramp, tp->iter);
-		}
-	}
-	if (ulsm_update_count(u))
-		ret = ulsm_update_commit(u);
-	ulsm_update_free(u);
-	if (ret) {
-		for (int i = 0; i < n; i++)
-			__atomic_store_n(&c[i].tp->data, c[i].old_data,
-					 __ATOMIC_RELAXED);
-		unplan(c, n);
-		return ret;
-	}
-	for (int i = 0; i < n; i++) {
-		struct ulsm_tracepoint *tp = c[i].tp;
-
-		/* Before the array: an iterator that reads it sees this. */
-		__atomic_store_n(&tp->slotted, fits_slots(c[i].nf) &&
-				 !c[i].slots ? c[i].nf : NULL,
-				 __ATOMIC_RELAXED);
-		publish(tp, c[i].nf);
-		tp->was_on = tp->was_on || c[i].nf;
-		c[i].id = tp->id;
-		c[i].gen = ++tp->gen;
-	}
-	return 0;
+	return ret;
 }
 
 /* Is @c's tracepoint still loaded, unchanged since @c? Under the lock. */
@@ -345,15 +438,16 @@ static bool unchanged(const struct change *c, unsigned long removals_then)
 
 /*
  * After the lock: the grace period (if @wait, or if an old array, a
- * direct call or the slots wait for it), then the frees, the direct calls
- * and the slots, in one update.
+ * direct call or the slots wait for it), then the frees, and the direct
+ * calls and the slots of the tracepoints unchanged since, in one
+ * transaction.
  * Return: 0, or the error of the grace period (the old arrays are kept,
  * the iterators stay, through pointers).
  */
 static int finish(struct change *c, int n, unsigned long removals_then,
 		  bool wait)
 {
-	struct ulsm_update *u;
+	struct ulsm_txn t = ULSM_TXN_INIT;
 	bool promote = false;
 	int ret;
 
@@ -370,52 +464,103 @@ static int finish(struct change *c, int n, unsigned long removals_then,
 		ulsm_free(c[i].old);
 	if (!promote)
 		return 0;
-	u = ulsm_update_new();
-	if (!u)
-		return 0;	/* the iterators stay */
 	pthread_mutex_lock(&trace_lock);
-	for (int i = 0; i < n; i++) {
-		c[i].slots = c[i].slots && unchanged(&c[i], removals_then);
-		if (c[i].slots)
-			aim_slots(u, c[i].tp, c[i].nf);
-		else if (c[i].promote && unchanged(&c[i], removals_then))
-			ulsm_update_call(u, c[i].tp->call, c[i].tp->tramp,
-					 c[i].nf->probes[0].func);
-	}
-	if (ulsm_update_count(u) && ulsm_update_commit(u)) {
-		ulsm_clear_error();	/* the iterators stay */
-	} else {
-		for (int i = 0; i < n; i++)
-			if (c[i].slots)
-				__atomic_store_n(&c[i].tp->slotted, c[i].nf,
-						 __ATOMIC_RELEASE);
+	ret = ulsm_update_lock();
+	if (!ret) {
+		for (int i = 0; i < n && !ret; i++) {
+			struct ulsm_tracepoint *tp = c[i].tp;
+
+			if ((!c[i].promote && !c[i].slots) ||
+			    !unchanged(&c[i], removals_then))
+				continue;
+			if (c[i].promote) {
+				ret = queue_call(&t, tp->call, tp->tramp,
+						 c[i].nf->probes[0].func);
+				continue;
+			}
+			ret = aim_slots(&t, tp, c[i].nf);
+			/*
+			 * Pairs with the acquire load of slotted in
+			 * __traceiter_NAME() (DEFINE_TRACEPOINT,
+			 * <ulsm/tracepoint.h>): after the last stage, so
+			 * that an iterator that finds its array slotted
+			 * finds every slot aimed at its probes.
+			 */
+			if (!ret)
+				ret = ulsm_txn_store_ptr(&t,
+						ULSM_STAGE_GUARDS_ON, ULSM_AFTER,
+						&tp->slotted, c[i].nf);
+		}
+		if (!ret)
+			ret = ulsm_txn_commit(&t);
+		ulsm_txn_free(&t);
+		ulsm_unlock();
 	}
 	pthread_mutex_unlock(&trace_lock);
-	ulsm_update_free(u);
+	if (ret)
+		ulsm_clear_error();	/* the iterators stay, right and slower */
 	return 0;
 }
 
 /*
  * An attach to a tracepoint that has no probe but had one would go through
- * the iterator (0 -> 1 above), and cost a second update after the grace
- * period. Instead, before the change: store the probe's data now (the
- * site ignores it while off), wait for a grace period without the lock
- * (settle_wait), and if the tracepoint has not changed meanwhile, its late
- * readers are gone: the change calls the probe directly, in one update.
+ * the iterator (0 -> 1 above), and cost a second transaction after the
+ * grace period. Instead, before the change: store the probe's data now, in
+ * a transaction of its own (settle_wait: the site ignores it while off),
+ * wait for a grace period without the lock, and if the tracepoint has not
+ * changed meanwhile, its late readers are gone: the change calls the
+ * probe directly, in one transaction.
+ * Return: 1 if @tp's settle is added to @t (@s says what it will be), 0
+ * if it needs none, or -ENOMEM.
  */
-static bool settle_begin(struct settled *s, struct ulsm_tracepoint *tp,
-			 struct ulsm_tp_probe p)
+static int settle_begin(struct ulsm_txn *t, struct settled *s,
+			struct ulsm_tracepoint *tp, struct ulsm_tp_probe p)
 {
+	int ret;
+
 	if (funcs_of(tp) || !tp->was_on)
-		return false;
-	__atomic_store_n(&tp->data, p.data, __ATOMIC_RELAXED);
-	*s = (struct settled){ tp, tp->id, ++tp->gen };
-	return true;
+		return 0;
+	/*
+	 * Pairs with the relaxed load of data in trace_NAME()
+	 * (DECLARE_TRACEPOINT, <ulsm/tracepoint.h>): the key is off, and a
+	 * thread that passed it while it was last on and loads this data
+	 * late calls the call that went NULL then; the grace period that
+	 * follows (settle_wait) outlasts every such thread.
+	 */
+	ret = ulsm_txn_store_ptr(t, ULSM_STAGE_GUARDS_OFF, ULSM_BEFORE,
+				 &tp->data, p.data);
+	/* A change of its own (gen: read under trace_lock only). */
+	if (!ret)
+		ret = ulsm_txn_store_int(t, ULSM_STAGE_GUARDS_OFF, ULSM_BEFORE,
+					 (int *)&tp->gen, (int)(tp->gen + 1));
+	*s = (struct settled){ tp, tp->id, tp->gen + 1 };
+	return ret ? ret : 1;
 }
 
-/* Called with the lock, returns with it: how many of @n are settled. */
-static int settle_wait(int n)
+/*
+ * Called with the lock, returns with it: commit @t, the settles of @n
+ * tracepoints (negative: the error of adding them), and wait for the
+ * grace period that follows. Return how many are settled: @n, or 0 if
+ * the commit or the grace period failed (their changes then go through
+ * the iterator).
+ */
+static int settle_wait(struct ulsm_txn *t, int n)
 {
+	int ret = n < 0 ? n : 0;
+
+	if (n > 0) {
+		ulsm_config_init();
+		ret = ulsm_update_lock();
+		if (!ret) {
+			ret = ulsm_txn_commit(t);
+			ulsm_unlock();
+		}
+	}
+	ulsm_txn_free(t);
+	if (ret) {
+		ulsm_clear_error();
+		return 0;
+	}
 	if (!n)
 		return 0;
 	pthread_mutex_unlock(&trace_lock);
@@ -459,6 +604,7 @@ ULSM_API int tracepoint_probe_register(struct ulsm_tracepoint *tp,
 				       void *probe, void *data)
 {
 	struct ulsm_tp_probe p = { probe, data };
+	struct ulsm_txn st = ULSM_TXN_INIT;
 	unsigned long removals_then;
 	struct settled s;
 	struct change c;
@@ -473,7 +619,7 @@ ULSM_API int tracepoint_probe_register(struct ulsm_tracepoint *tp,
 	if (ulsm_read_inside())
 		return refuse_inside("tracepoint_probe_register");
 	pthread_mutex_lock(&trace_lock);
-	ns = settle_wait(settle_begin(&s, tp, p));
+	ns = settle_wait(&st, settle_begin(&st, &s, tp, p));
 	if (find(funcs_of(tp), p) >= 0) {
 		ret = -EEXIST;
 	} else if (!(ret = plan(&c, tp, -1, &p))) {
@@ -548,6 +694,7 @@ static bool kept_by_another(const struct glob_probe *g,
  */
 static int glob_attach(const char *glob, void *func, void *data)
 {
+	struct ulsm_txn st = ULSM_TXN_INIT;
 	unsigned long removals_then;
 	struct settled *s = NULL;
 	struct change *c = NULL;
@@ -575,11 +722,15 @@ static int glob_attach(const char *glob, void *func, void *data)
 	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
 		n += matches(glob, tp);
 	s = ulsm_calloc((size_t)n + 1, sizeof(*s));
-	for (struct ulsm_tracepoint *tp = tracepoints; s && tp; tp = tp->next)
-		if (matches(glob, tp))
-			ns += settle_begin(&s[ns], tp,
-					   probe_of(tp, func, data));
-	ns = settle_wait(ns);
+	for (struct ulsm_tracepoint *tp = tracepoints; s && tp && ns >= 0;
+	     tp = tp->next) {
+		int r = matches(glob, tp) ?
+			settle_begin(&st, &s[ns], tp, probe_of(tp, func, data)) :
+			0;
+
+		ns = r < 0 ? r : ns + r;
+	}
+	ns = settle_wait(&st, ns);
 	if (ns && glob_find(glob, func, data)) {
 		ret = -EEXIST;	/* attached meanwhile */
 		goto out;
@@ -858,6 +1009,7 @@ ULSM_API void ulsm__tracepoint_remove(struct ulsm_tracepoint *tp)
 		}
 	}
 	ulsm_free(funcs_of(tp));
+	/* Not a transaction's word here: no thread runs its object's code. */
 	tp->funcs = NULL;
 	removals++;
 	for (struct usage **up = &usages; *up; up = &(*up)->next)
@@ -993,10 +1145,13 @@ int ulsm_trace_each(void (*fn)(void *arg, const struct ulsm_trace_info *i),
 
 /* --- the tracepoint's own probe: USDT and counting ----------------------- */
 
-/* Whether @tp's own probe should be attached now. */
-static bool usage_wanted(const struct ulsm_tracepoint *tp)
+/*
+ * Whether @tp's own probe should be attached with @counts count sessions
+ * open.
+ */
+static bool usage_wanted(const struct ulsm_tracepoint *tp, unsigned int counts)
 {
-	return tp->usdt && (counting || usdt_listens(tp));
+	return tp->usdt && (counts || usdt_listens(tp));
 }
 
 /*
@@ -1005,36 +1160,41 @@ static bool usage_wanted(const struct ulsm_tracepoint *tp)
  * increment (6.0 ns a hit with it, 1.96 without, in a quick run here:
  * docs/performance.md, "USDT probes").
  */
-static void *usage_data(struct usage *u)
+static void *usage_data(struct usage *u, unsigned int counts)
 {
-	return counting ? &u->hits : NULL;
+	return counts ? &u->hits : NULL;
 }
 
-static bool usage_changes(const struct ulsm_tracepoint *tp)
+static bool usage_changes(const struct ulsm_tracepoint *tp,
+			  unsigned int counts)
 {
 	struct usage *u = usage_of(tp);
-	bool want = usage_wanted(tp);
+	bool want = usage_wanted(tp, counts);
 
 	if (!u)
 		return want;
-	return want != u->attached || (want && u->data != usage_data(u));
+	return want != u->attached ||
+	       (want && u->with != usage_data(u, counts));
 }
 
 /*
  * Attach, detach or re-attach (with other data) each tracepoint's own
- * probe as usage_wanted() and usage_data() say, in one update (and one
- * grace period, for those detached or re-attached). Lock held on entry;
- * released. Return how many changed, or a negative errno (none did).
+ * probe as usage_wanted() and usage_data() say with @delta more count
+ * sessions open, in one transaction (and one grace period, for those
+ * detached or re-attached); then count them open. Lock held on entry;
+ * released. Return how many changed, or a negative errno (none did, and
+ * the sessions are as they were).
  */
-static int usage_sync_locked(void)
+static int usage_sync_locked(int delta)
 {
+	unsigned int counts = counting + (unsigned int)delta;
 	unsigned long removals_then;
 	struct change *c = NULL;
 	bool removed = false;
 	int n = 0, max = 0, ret = 0;
 
 	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
-		max += usage_changes(tp);
+		max += usage_changes(tp, counts);
 	n = max;
 	if (n)
 		c = ulsm_calloc((size_t)n, sizeof(*c));
@@ -1048,8 +1208,9 @@ static int usage_sync_locked(void)
 		struct usage *u = usage_of(tp);
 		struct ulsm_tp_probe p;
 		int old = -1;
+		bool on;
 
-		if (!usage_changes(tp))
+		if (!usage_changes(tp, counts))
 			continue;
 		if (!u) {
 			u = ulsm_calloc(1, sizeof(*u));
@@ -1064,24 +1225,25 @@ static int usage_sync_locked(void)
 		}
 		if (u->attached) {
 			old = find(funcs_of(tp),
-				   (struct ulsm_tp_probe){ tp->usdt, u->data });
+				   (struct ulsm_tp_probe){ tp->usdt, u->with });
 			removed = true;
 		}
-		p = (struct ulsm_tp_probe){ tp->usdt, usage_data(u) };
-		ret = plan(&c[n], tp, old, usage_wanted(tp) ? &p : NULL);
-		if (!ret)
+		on = usage_wanted(tp, counts);
+		p = (struct ulsm_tp_probe){ tp->usdt, usage_data(u, counts) };
+		ret = plan(&c[n], tp, old, on ? &p : NULL);
+		if (!ret) {
+			c[n].usage = u;
+			c[n].usage_on = on;
+			c[n].usage_with = on ? p.data : NULL;
 			n++;
+		}
 	}
 	if (ret)
 		unplan(c, n);
-	else if (n)
+	else
 		ret = apply(c, n);
-	for (int i = 0; !ret && i < n; i++) {
-		struct usage *u = usage_of(c[i].tp);
-
-		u->attached = usage_wanted(c[i].tp);
-		u->data = u->attached ? usage_data(u) : NULL;
-	}
+	if (!ret)
+		counting = counts;	/* the sessions asked for, served */
 	removals_then = removals;
 	pthread_mutex_unlock(&trace_lock);
 	if (!ret && n && finish(c, n, removals_then, removed))
@@ -1099,7 +1261,7 @@ int ulsm_trace_usage_sync(int wait_ms)
 			return -EBUSY;
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
-	return usage_sync_locked();
+	return usage_sync_locked(0);
 }
 
 int ulsm_trace_count_begin(void)
@@ -1109,13 +1271,7 @@ int ulsm_trace_count_begin(void)
 	if (ulsm_read_inside())
 		return refuse_inside("counting tracepoint hits");
 	pthread_mutex_lock(&trace_lock);
-	counting++;
-	ret = usage_sync_locked();
-	if (ret < 0) {
-		pthread_mutex_lock(&trace_lock);
-		counting--;
-		pthread_mutex_unlock(&trace_lock);
-	}
+	ret = usage_sync_locked(1);	/* refused: as if never asked */
 	return ret < 0 ? ret : 0;
 }
 
@@ -1125,7 +1281,7 @@ void ulsm_trace_count_end(void)
 	if (counting)
 		counting--;
 	/* A failure leaves it attached (counting): the next sync tries. */
-	if (usage_sync_locked() < 0)
+	if (usage_sync_locked(0) < 0)
 		ulsm_clear_error();
 }
 

@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: MIT
+/*
+ * APR refills, all or nothing, by injection (issue 41). Each change of a
+ * hook's array through the drop-in refills its slots in one update
+ * (src/apr/apr_hooks.c): its keys, its calls, and which array it was
+ * filled from and how many slots are in use, as stores of the update.
+ * Each change below is run once without a fault, to count the system
+ * calls and allocations the refill makes and record what it leaves; then
+ * once per call, with that call failing (src/base/sys.h). Each run must
+ * end with
+ *
+ *   - every hook's keys, calls, words (from, filled) and sites as after
+ *     the fault-free run, and its results as there; or
+ *   - every hook's keys, calls, words and sites exactly as before, a
+ *     message on standard error, and each hook's results as before: the
+ *     functions it called before where the array grew in place, APR's
+ *     walk of the array where the change replaced it (a first
+ *     registration, a sort, a deregistration), which gives the results
+ *     the fault-free run gives; never a half-filled hook;
+ *
+ * and a sort through the drop-in, without a fault, must then bring every
+ * hook in line. The hooks: a RUN_FIRST, a VOID and a RUN_ALL, whose
+ * functions log a letter each.
+ *
+ * --stride N walks every N-th call.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+#ifdef HAVE_APR
+#include <apr_general.h>
+#include <apr_hooks.h>
+#include <apr_pools.h>
+#include <ulsm/ulsm.h>
+
+#include "base/sys.h"		/* the library's fault injection */
+#include "engine/engine.h"	/* ulsm_registry_snapshot */
+#include "runtime.h"
+
+#define FA_DECLARE(type)	type
+
+APR_DECLARE_EXTERNAL_HOOK(fa, FA, int, first, (int x))
+APR_DECLARE_EXTERNAL_HOOK(fa, FA, void, note, (int x))
+APR_DECLARE_EXTERNAL_HOOK(fa, FA, int, all, (int x))
+
+APR_HOOK_STRUCT(APR_HOOK_LINK(first) APR_HOOK_LINK(note) APR_HOOK_LINK(all))
+
+APR_IMPLEMENT_EXTERNAL_HOOK_RUN_FIRST(fa, FA, int, first, (int x), (x), -1)
+APR_IMPLEMENT_EXTERNAL_HOOK_VOID(fa, FA, note, (int x), (x))
+APR_IMPLEMENT_EXTERNAL_HOOK_RUN_ALL(fa, FA, int, all, (int x), (x), 0, -1)
+
+/* --- the functions: each logs a letter --------------------------------- */
+
+static char flog[64];
+
+static void logc(char c)
+{
+	size_t n = strlen(flog);
+
+	if (n + 1 < sizeof(flog)) {
+		flog[n] = c;
+		flog[n + 1] = 0;
+	}
+}
+
+static __attribute__((noinline)) int f_decline(int x)
+{
+	(void)x;
+	logc('d');
+	return -1;
+}
+
+static __attribute__((noinline)) int f_plus1(int x)
+{
+	logc('p');
+	return x + 1;
+}
+
+static __attribute__((noinline)) int f_times2(int x)
+{
+	logc('t');
+	return 2 * x;
+}
+
+static __attribute__((noinline)) void n_a(int x) { (void)x; logc('a'); }
+static __attribute__((noinline)) void n_b(int x) { (void)x; logc('b'); }
+static __attribute__((noinline)) void n_c(int x) { (void)x; logc('c'); }
+
+static __attribute__((noinline)) int a_ok(int x)
+{
+	(void)x;
+	logc('o');
+	return 0;
+}
+
+static __attribute__((noinline)) int a_decline(int x)
+{
+	(void)x;
+	logc('x');
+	return -1;
+}
+
+static __attribute__((noinline)) int a_err(int x)
+{
+	logc('e');
+	return 7 + x;
+}
+
+/* --- what the hooks are, and do ---------------------------------------- */
+
+#define NHOOKS		3
+#define MAX_SITES	4096
+#define SITE_BYTES	8
+
+static struct ulsm_apr_hook *const hooks[NHOOKS] = {
+	&ULSM__APR_P(fa, first, hook), &ULSM__APR_P(fa, note, hook),
+	&ULSM__APR_P(fa, all, hook),
+};
+
+struct hook_state {
+	bool direct, single, tail[ULSM_APR_SLOTS];
+	void *call[ULSM_APR_SLOTS], *tcall[ULSM_APR_SLOTS], *run;
+	int filled;
+	bool from_is_link;
+	const void *from;		/* compared within one process only */
+};
+
+struct results {
+	int first, all;
+	char log[3][64];
+};
+
+struct state {
+	struct hook_state h[NHOOKS];
+	struct results r;
+	size_t nsites;
+	uintptr_t addr[MAX_SITES];
+	uint8_t bytes[MAX_SITES][SITE_BYTES];
+};
+
+static void run_hooks(struct results *r)
+{
+	memset(r, 0, sizeof(*r));
+	flog[0] = 0;
+	r->first = fa_run_first(5);
+	memcpy(r->log[0], flog, sizeof(flog));
+	flog[0] = 0;
+	fa_run_note(3);
+	memcpy(r->log[1], flog, sizeof(flog));
+	flog[0] = 0;
+	r->all = fa_run_all(2);
+	memcpy(r->log[2], flog, sizeof(flog));
+}
+
+/* Dispatch runs the hooks: only when asked (the stale message). */
+static void take(struct state *s, bool dispatch)
+{
+	static struct ulsm_site sites[MAX_SITES];
+
+	memset(s, 0, sizeof(*s));
+	for (int k = 0; k < NHOOKS; k++) {
+		const struct ulsm_apr_hook *h = hooks[k];
+		struct hook_state *t = &s->h[k];
+
+		t->direct = static_key_enabled(h->direct);
+		t->single = static_key_enabled(h->single);
+		for (int i = 0; i < h->nslots; i++) {
+			t->tail[i] = static_key_enabled(&h->tail[i]);
+			t->call[i] = h->calls[i].func;
+			t->tcall[i] = h->tcalls ? h->tcalls[i].func : NULL;
+		}
+		t->run = h->run ? h->run->func : NULL;
+		t->filled = h->filled;
+		t->from = h->from;
+		t->from_is_link = h->from == *h->link;
+	}
+	if (dispatch)
+		run_hooks(&s->r);
+	s->nsites = ulsm_registry_snapshot(sites, MAX_SITES);
+	if (s->nsites > MAX_SITES)
+		s->nsites = MAX_SITES;
+	for (size_t i = 0; i < s->nsites; i++) {
+		s->addr[i] = sites[i].addr;
+		memcpy(s->bytes[i], (const void *)sites[i].addr, SITE_BYTES);
+	}
+}
+
+/*
+ * The drop-in's state of every hook as @b's: @exact, the same arrays
+ * (within one process) whatever APR's links are now; else each filled
+ * from its link, as @b's were.
+ */
+static const char *differs(const struct state *a, const struct state *b,
+			   bool exact)
+{
+	static char why[96];
+
+	for (int k = 0; k < NHOOKS; k++) {
+		struct hook_state x = a->h[k];
+
+		if (exact)
+			x.from_is_link = b->h[k].from_is_link;
+		else
+			x.from = b->h[k].from;
+		if (memcmp(&x, &b->h[k], sizeof(x))) {
+			snprintf(why, sizeof(why), "hook %s: keys, calls or "
+				 "words differ (filled %d, want %d)",
+				 hooks[k]->name, x.filled, b->h[k].filled);
+			return why;
+		}
+	}
+	if (a->nsites != b->nsites)
+		return "the number of sites differs";
+	for (size_t i = 0; i < a->nsites; i++)
+		if (a->addr[i] != b->addr[i] ||
+		    memcmp(a->bytes[i], b->bytes[i], SITE_BYTES)) {
+			snprintf(why, sizeof(why), "site %#lx differs",
+				 (unsigned long)a->addr[i]);
+			return why;
+		}
+	return NULL;
+}
+
+static const char *results_differ(const struct results *a,
+				  const struct results *b)
+{
+	static char why[512];
+
+	if (a->first == b->first && a->all == b->all &&
+	    !strcmp(a->log[0], b->log[0]) && !strcmp(a->log[1], b->log[1]) &&
+	    !strcmp(a->log[2], b->log[2]))
+		return NULL;
+	snprintf(why, sizeof(why), "results first %d \"%s\", note \"%s\", "
+		 "all %d \"%s\" (want %d \"%s\", \"%s\", %d \"%s\")",
+		 a->first, a->log[0], a->log[1], a->all, a->log[2], b->first,
+		 b->log[0], b->log[1], b->all, b->log[2]);
+	return why;
+}
+
+/* --- the changes ------------------------------------------------------- */
+
+enum op { OP_FIRST_REG, OP_ONE_TO_TWO, OP_GROW, OP_ALL_GROW, OP_SORT,
+	  OP_DEREG, OP_N };
+
+static const char *const op_name[OP_N] = {
+	"a hook's first registration (its array made)",
+	"RUN_FIRST from one function to two",
+	"VOID from two functions to three",
+	"RUN_ALL from one function to two",
+	"a sort of every hook (apr_hook_sort_all)",
+	"a deregistration of every hook (apr_hook_deregister_all)",
+};
+
+/*
+ * Whether the change replaces the array, so that a hook left as it was
+ * walks the new one (the results of the fault-free run); else it grew in
+ * place and a hook left as it was calls what it called before.
+ */
+static bool replaces(enum op op)
+{
+	return op == OP_FIRST_REG || op == OP_SORT || op == OP_DEREG;
+}
+
+static void setup(enum op op)
+{
+	switch (op) {
+	case OP_ONE_TO_TWO:
+		fa_hook_first(f_decline, NULL, NULL, APR_HOOK_FIRST);
+		break;
+	case OP_GROW:
+		fa_hook_note(n_a, NULL, NULL, APR_HOOK_FIRST);
+		fa_hook_note(n_b, NULL, NULL, APR_HOOK_MIDDLE);
+		break;
+	case OP_ALL_GROW:
+		fa_hook_all(a_ok, NULL, NULL, APR_HOOK_FIRST);
+		break;
+	case OP_SORT:
+	case OP_DEREG:
+		/* Registered out of order: the sort reorders first's. */
+		fa_hook_first(f_plus1, NULL, NULL, APR_HOOK_MIDDLE);
+		fa_hook_first(f_times2, NULL, NULL, APR_HOOK_FIRST);
+		fa_hook_note(n_a, NULL, NULL, APR_HOOK_FIRST);
+		fa_hook_note(n_c, NULL, NULL, APR_HOOK_LAST);
+		fa_hook_all(a_decline, NULL, NULL, APR_HOOK_FIRST);
+		fa_hook_all(a_err, NULL, NULL, APR_HOOK_MIDDLE);
+		break;
+	default:
+		break;
+	}
+}
+
+static void run(enum op op)
+{
+	switch (op) {
+	case OP_FIRST_REG:
+		fa_hook_first(f_plus1, NULL, NULL, APR_HOOK_MIDDLE);
+		break;
+	case OP_ONE_TO_TWO:
+		fa_hook_first(f_plus1, NULL, NULL, APR_HOOK_MIDDLE);
+		break;
+	case OP_GROW:
+		fa_hook_note(n_c, NULL, NULL, APR_HOOK_LAST);
+		break;
+	case OP_ALL_GROW:
+		fa_hook_all(a_err, NULL, NULL, APR_HOOK_MIDDLE);
+		break;
+	case OP_SORT:
+		apr_hook_sort_all();	/* the drop-in's (the header's macro) */
+		break;
+	case OP_DEREG:
+		apr_hook_deregister_all();
+		break;
+	default:
+		break;
+	}
+}
+
+/* --- one child --------------------------------------------------------- */
+
+static struct state pre, now, before, after;
+static unsigned long ncalls;
+static apr_pool_t *pool;
+
+enum { DONE = 0, REFUSED = 1, BAD = 2 };
+
+static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("#   ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	_exit(BAD);
+}
+
+static void arm(unsigned long n)
+{
+	ulsm_fault.calls = 0;
+	ulsm_fault.failed = 0;
+	ulsm_fault.kinds = 0;
+	ulsm_fault.err = 0;		/* each kind's usual errno */
+	ulsm_fault.fail_to = 0;
+	__atomic_store_n(&ulsm_fault.fail_from, n, __ATOMIC_SEQ_CST);
+}
+
+static void disarm(void)
+{
+	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
+}
+
+static void quiet(const char *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+}
+
+static bool write_full(int fd, const void *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n <= 0)
+			return false;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static bool read_full(int fd, void *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n <= 0)
+			return false;
+		buf = (char *)buf + n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* What the child wrote on standard error since @f was made its stderr. */
+static const char *stderr_text(FILE *f)
+{
+	static char text[4096];
+	size_t n;
+
+	fflush(stderr);
+	rewind(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = 0;
+	return text;
+}
+
+static void child(enum op op, unsigned long n, int count_fd)
+{
+	FILE *err = tmpfile();
+	const char *why, *said;
+
+	if (!err || dup2(fileno(err), 2) < 0)
+		_exit(97);
+	if (!getenv("ULSM_DEBUG"))
+		ulsm_set_log(quiet, NULL);
+	setup(op);
+	take(&pre, true);
+	if (count_fd < 0 && (why = differs(&pre, &before, false)))
+		bad("the set-up differs from the counting run's: %s", why);
+
+	arm(n);
+	run(op);
+	disarm();
+
+	if (count_fd >= 0) {
+		ncalls = ulsm_fault.calls;
+		take(&after, true);
+		if (!write_full(count_fd, &ncalls, sizeof(ncalls)) ||
+		    !write_full(count_fd, &pre, sizeof(pre)) ||
+		    !write_full(count_fd, &after, sizeof(after)))
+			_exit(95);
+		_exit(DONE);
+	}
+
+	take(&now, false);
+	said = stderr_text(err);
+	if (!differs(&now, &after, false)) {
+		take(&now, true);
+		if ((why = results_differ(&now.r, &after.r)))
+			bad("filled, but %s", why);
+		if (strstr(said, "could not be updated"))
+			bad("filled, but says it failed");
+		_exit(DONE);
+	}
+	if ((why = differs(&now, &pre, true)))
+		bad("neither filled nor as it was: %s", why);
+	if (!ulsm_fault.failed)
+		bad("left as it was with no fault injected");
+	if (!strstr(said, "could not be updated"))
+		bad("left as it was, and nothing says so on stderr");
+	take(&now, true);
+	if ((why = results_differ(&now.r, replaces(op) ? &after.r : &pre.r)))
+		bad("left as it was, but %s", why);
+
+	/* A change through the drop-in, without a fault, refills them all. */
+	apr_hook_sort_all();
+	take(&now, true);
+	if ((why = results_differ(&now.r, &after.r)))
+		bad("a sort afterwards does not bring them in line: %s", why);
+	for (int k = 0; k < NHOOKS; k++)
+		if (!now.h[k].from_is_link && *hooks[k]->link)
+			bad("hook %s: still not filled from its array after "
+			    "a sort", hooks[k]->name);
+	_exit(REFUSED);
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFSIGNALED(status)) {
+		printf("#   killed by signal %d\n", WTERMSIG(status));
+		return BAD;
+	}
+	return WEXITSTATUS(status);
+}
+
+static void walk(enum op op, unsigned long stride)
+{
+	unsigned long tried = 0, done = 0, refused = 0, nwrong = 0;
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		exit(96);
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		close(fds[0]);
+		child(op, 0, fds[1]);
+	}
+	close(fds[1]);
+	if (!read_full(fds[0], &ncalls, sizeof(ncalls)) ||
+	    !read_full(fds[0], &before, sizeof(before)) ||
+	    !read_full(fds[0], &after, sizeof(after))) {
+		close(fds[0]);
+		wait_child(pid);
+		ok(0, "%s: the counting run", op_name[op]);
+		return;
+	}
+	close(fds[0]);
+	wait_child(pid);
+	if (!results_differ(&before.r, &after.r))
+		diag("%s: the change does not change the results", op_name[op]);
+
+	for (unsigned long n = 1; n <= ncalls; n += stride) {
+		int r;
+
+		if (getenv("ULSM_WALK_ONLY") &&
+		    strtoul(getenv("ULSM_WALK_ONLY"), NULL, 0) != n)
+			continue;
+		fflush(stdout);
+		pid = fork();
+		if (!pid)
+			child(op, n, -1);
+		r = wait_child(pid);
+		tried++;
+		if (r == DONE) {
+			done++;
+		} else if (r == REFUSED) {
+			refused++;
+		} else {
+			nwrong++;
+			printf("#   ^ %s, call %lu fails\n", op_name[op], n);
+		}
+	}
+	ok(!nwrong && ncalls && refused, "%s: %lu calls, %lu runs: %lu filled, "
+	   "%lu left as they were, %lu wrong", op_name[op], ncalls, tried,
+	   done, refused, nwrong);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long stride = (unsigned long)arg_long(argc, argv, "--stride",
+						       1);
+	bool few = under_emulator();
+
+#ifdef UNDER_TSAN
+	few = true;
+#endif
+	if (!stride)
+		stride = 1;
+	if (apr_initialize() || apr_pool_create(&pool, NULL)) {
+		ok(0, "APR initialises");
+		return done_testing();
+	}
+	apr_hook_global_pool = pool;
+	diag("back end %s", ulsm_backend());
+	for (int op = 0; op < OP_N; op++)
+		walk((enum op)op, few ? 4 * stride : stride);
+	return done_testing();
+}
+
+#else
+
+int main(void)
+{
+	skip_all("APR is not installed for this compiler "
+		 "(libapr1-dev libaprutil1-dev)");
+}
+
+#endif

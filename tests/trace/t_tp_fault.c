@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tracepoint transitions, all or nothing, by injection (issue 41): each
+ * transition below is run once without a fault, to count the system
+ * calls and allocations it makes and to record what it leaves; then once
+ * per call, with that call failing (src/base/sys.h). Each run must end
+ *
+ *   - with 0 (or a count), and every tracepoint's probes called as after
+ *     the fault-free run, each with its own data (a grace period, or the
+ *     direct call or slots owed after it, may have failed: slower, right);
+ *   - or with a negative errno, and every tracepoint exactly as before:
+ *     its key, its call, its data, its probe array (the same one), its
+ *     slots and records, every registered site's bytes, and its probes
+ *     called as before; a detach may also return the error of the grace
+ *     period that follows its change, with the change made
+ *     (tracepoint_probe_unregister(), <ulsm/tracepoint.h>);
+ *
+ * and the same transition, without a fault, must then succeed.
+ *
+ * The transitions: 0 -> 1 (a direct call), 1 -> 2 (the iterator), 2 -> 3
+ * (the slots), 3 -> 2, 2 -> 1, 1 -> 0, an attach to a tracepoint that was
+ * on (its data settled first), a glob over three tracepoints in one
+ * transaction and its detach, and the tracepoints' own counting probes
+ * (ulsm_trace_count_begin). Two threads hit the tracepoints throughout;
+ * a probe that gets another probe's data fails the run.
+ *
+ * --stride N walks every N-th call (make check: 1 on a native build).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ulsm/static_key.h>
+#include <ulsm/tracepoint.h>
+#include <ulsm/ulsm.h>
+
+#include "base/sys.h"		/* the library's fault injection */
+#include "engine/engine.h"	/* ulsm_registry_snapshot */
+#include "trace/trace.h"	/* counting, and each tracepoint's probes */
+#include "runtime.h"
+#include "tap.h"
+
+DECLARE_TRACEPOINT(tf_a, TP_PROTO(int x), TP_ARGS(x));
+DECLARE_TRACEPOINT(tf_b, TP_PROTO(int x), TP_ARGS(x));
+DECLARE_TRACEPOINT(tf_c, TP_PROTO(int x), TP_ARGS(x));
+DEFINE_TRACEPOINT(tf_a, TP_PROTO(int x), TP_ARGS(x));
+DEFINE_TRACEPOINT(tf_b, TP_PROTO(int x), TP_ARGS(x));
+DEFINE_TRACEPOINT(tf_c, TP_PROTO(int x), TP_ARGS(x));
+
+__attribute__((noinline)) static void hit_a(int x) { trace_tf_a(x); }
+__attribute__((noinline)) static void hit_b(int x) { trace_tf_b(x); }
+__attribute__((noinline)) static void hit_c(int x) { trace_tf_c(x); }
+
+#define NTP	3
+static void (*const hits[NTP])(int) = { hit_a, hit_b, hit_c };
+static struct ulsm_tracepoint *const tps[NTP] = {
+	&__tracepoint_tf_a, &__tracepoint_tf_b, &__tracepoint_tf_c,
+};
+static const char *const tp_names[NTP] = { "tf_a", "tf_b", "tf_c" };
+
+static DEFINE_STATIC_KEY_FALSE(spare_key);
+
+/* --- probes: each logs its name, per thread, and checks its data -------- */
+
+static __thread char tlog[32];
+static int d1 = 1, d2 = 2, d3 = 3;
+static unsigned long wrong;
+
+static void logc(char c)
+{
+	size_t n = strlen(tlog);
+
+	if (n + 1 < sizeof(tlog)) {
+		tlog[n] = c;
+		tlog[n + 1] = 0;
+	}
+}
+
+#define PROBE(name, want, c)						\
+	static void name(void *data, int x)				\
+	{								\
+		(void)x;						\
+		if (data != (want))					\
+			__atomic_add_fetch(&wrong, 1, __ATOMIC_RELAXED); \
+		logc(c);						\
+	}
+PROBE(p1, &d1, '1')
+PROBE(p2, &d2, '2')
+PROBE(p3, &d3, '3')
+
+/* --- what a tracepoint is, and does ----------------------------------- */
+
+#define MAX_SITES	4096
+#define SITE_BYTES	8
+#define MAX_PROBES	8
+
+struct tp_state {
+	int key;
+	void *call, *data, *slot[ULSM_TP_SLOTS];
+	struct ulsm_tp_funcs *funcs, *slotted;
+	unsigned int gen;
+	bool was_on;
+	int n;
+	struct ulsm_tp_probe probes[MAX_PROBES];
+	int info_probes;		/* as the control endpoint sees them */
+	bool counted;
+	char log[32];			/* one hit: the probes that ran */
+};
+
+struct state {
+	struct tp_state tp[NTP];
+	size_t nsites;
+	uintptr_t addr[MAX_SITES];
+	uint8_t bytes[MAX_SITES][SITE_BYTES];
+};
+
+static void info_of(void *arg, const struct ulsm_trace_info *i)
+{
+	struct state *s = arg;
+
+	for (int k = 0; k < NTP; k++)
+		if (!strcmp(i->name, tp_names[k])) {
+			s->tp[k].info_probes = i->probes;
+			s->tp[k].counted = i->counted;
+		}
+}
+
+static void take(struct state *s)
+{
+	static struct ulsm_site sites[MAX_SITES];
+
+	memset(s, 0, sizeof(*s));
+	for (int k = 0; k < NTP; k++) {
+		struct ulsm_tracepoint *tp = tps[k];
+		struct tp_state *t = &s->tp[k];
+		struct ulsm_tp_funcs *f;
+
+		t->key = static_key_count(&tp->key->key);
+		t->call = __atomic_load_n(&tp->call->func, __ATOMIC_RELAXED);
+		t->data = __atomic_load_n(&tp->data, __ATOMIC_RELAXED);
+		for (int i = 0; i < ULSM_TP_SLOTS; i++)
+			t->slot[i] = __atomic_load_n(&tp->slot_call[i]->func,
+						     __ATOMIC_RELAXED);
+		f = t->funcs = __atomic_load_n(&tp->funcs, __ATOMIC_ACQUIRE);
+		t->slotted = __atomic_load_n(&tp->slotted, __ATOMIC_ACQUIRE);
+		t->gen = tp->gen;
+		t->was_on = tp->was_on;
+		t->n = f ? f->n : 0;
+		for (int i = 0; i < t->n && i < MAX_PROBES; i++)
+			t->probes[i] = f->probes[i];
+		tlog[0] = 0;
+		hits[k](1);
+		memcpy(t->log, tlog, sizeof(t->log));
+	}
+	if (ulsm_trace_each(info_of, s, 2000))
+		s->tp[0].info_probes = -1;
+	s->nsites = ulsm_registry_snapshot(sites, MAX_SITES);
+	if (s->nsites > MAX_SITES)
+		s->nsites = MAX_SITES;
+	for (size_t i = 0; i < s->nsites; i++) {
+		s->addr[i] = sites[i].addr;
+		memcpy(s->bytes[i], (const void *)sites[i].addr, SITE_BYTES);
+	}
+}
+
+/*
+ * Exactly as @b: every word, the same arrays, every site's bytes; but, if
+ * @settled, the data and gen of tf_a (an attach to a tracepoint that was
+ * on stores the data of an off tracepoint, which no dispatch reads, in a
+ * transaction of its own before the grace period that precedes its
+ * change: src/trace/tracepoint.c, settle_begin).
+ */
+static const char *differs_exactly(const struct state *a,
+				   const struct state *b, bool settled)
+{
+	static char why[128];
+
+	for (int k = 0; k < NTP; k++) {
+		struct tp_state x = a->tp[k];
+
+		if (settled && !k) {
+			x.data = b->tp[k].data;
+			x.gen = b->tp[k].gen;
+		}
+		if (memcmp(&x, &b->tp[k], sizeof(x))) {
+			snprintf(why, sizeof(why), "%s changed (log \"%s\", "
+				 "was \"%s\")", tp_names[k], a->tp[k].log,
+				 b->tp[k].log);
+			return why;
+		}
+	}
+	if (a->nsites != b->nsites)
+		return "the number of sites changed";
+	for (size_t i = 0; i < a->nsites; i++)
+		if (a->addr[i] != b->addr[i] ||
+		    memcmp(a->bytes[i], b->bytes[i], SITE_BYTES)) {
+			snprintf(why, sizeof(why), "site %#lx changed",
+				 (unsigned long)a->addr[i]);
+			return why;
+		}
+	return NULL;
+}
+
+/*
+ * The same probes, with the same data where it is the test's (the
+ * counting probe's is a record of the library's).
+ */
+static bool same_probes(const struct tp_state *x, const struct tp_state *y)
+{
+	for (int i = 0; i < x->n && i < MAX_PROBES; i++) {
+		const struct ulsm_tp_probe *p = &x->probes[i], *q = &y->probes[i];
+		bool ours = p->func == (void *)p1 || p->func == (void *)p2 ||
+			    p->func == (void *)p3;
+
+		if (p->func != q->func || (ours && p->data != q->data) ||
+		    (!p->data != !q->data))
+			return false;
+	}
+	return true;
+}
+
+/* Does what @b does: the same probes, with their data, run the same. */
+static const char *differs_in_effect(const struct state *a,
+				     const struct state *b)
+{
+	static char why[128];
+
+	for (int k = 0; k < NTP; k++) {
+		const struct tp_state *x = &a->tp[k], *y = &b->tp[k];
+
+		if (x->n != y->n || !same_probes(x, y) ||
+		    strcmp(x->log, y->log) || (x->key > 0) != (y->key > 0) ||
+		    x->info_probes != y->info_probes ||
+		    x->counted != y->counted) {
+			snprintf(why, sizeof(why), "%s: %d probes, log \"%s\", "
+				 "key %d, %d listed, counted %d (want %d, "
+				 "\"%s\", %d, %d, %d)", tp_names[k], x->n,
+				 x->log, x->key, x->info_probes, x->counted,
+				 y->n, y->log, y->key, y->info_probes,
+				 y->counted);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+/* --- workers ------------------------------------------------------------ */
+
+static int started;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+	for (unsigned long i = 1;; i++) {
+		tlog[0] = 0;
+		for (int k = 0; k < NTP; k++)
+			hits[k]((int)i);
+		/* Busy enough to meet breakpoints, idle enough to be cheap. */
+		if (!(i % 256))
+			usleep(20);
+	}
+	return NULL;
+}
+
+static void start_workers(void)
+{
+	pthread_t t;
+
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t, NULL, worker, NULL))
+			_exit(90);
+	while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < 2)
+		sched_yield();
+	usleep(2000);	/* past glibc's start-up, which blocks signals */
+}
+
+/* --- the transitions ---------------------------------------------------- */
+
+enum op { OP_FIRST, OP_SECOND, OP_THIRD, OP_DROP_MIDDLE, OP_TO_ONE,
+	  OP_TO_ZERO, OP_SETTLE, OP_GLOB, OP_GLOB_DETACH, OP_COUNT, OP_N };
+
+static const char *const op_name[OP_N] = {
+	"0 -> 1 (a direct call)", "1 -> 2 (the iterator)",
+	"2 -> 3 (the slots)", "3 -> 2 (the middle one leaves)",
+	"2 -> 1 (back to one probe)", "1 -> 0",
+	"0 -> 1 on a tracepoint that was on (its data settled)",
+	"a glob over three tracepoints", "that glob detached",
+	"the tracepoints' own probes counting (ulsm_trace_count_begin)",
+};
+
+/* Whether the transition detaches: its grace period's error is returned. */
+static bool detaches(enum op op)
+{
+	return op == OP_DROP_MIDDLE || op == OP_TO_ONE || op == OP_TO_ZERO ||
+	       op == OP_GLOB_DETACH;
+}
+
+static struct ulsm_tracepoint *const a = &__tracepoint_tf_a;
+
+static void must(int ret, int code)
+{
+	if (ret < 0) {
+		printf("#   setup: %d (%s)\n", ret, ulsm_last_error());
+		_exit(code);
+	}
+}
+
+/* What every child does before the transition, without faults. */
+static void setup(enum op op)
+{
+	switch (op) {
+	case OP_THIRD:
+	case OP_TO_ONE:
+		must(tracepoint_probe_register(a, (void *)p1, &d1), 91);
+		must(tracepoint_probe_register(a, (void *)p2, &d2), 91);
+		break;
+	case OP_DROP_MIDDLE:
+		must(tracepoint_probe_register(a, (void *)p1, &d1), 91);
+		must(tracepoint_probe_register(a, (void *)p2, &d2), 91);
+		must(tracepoint_probe_register(a, (void *)p3, &d3), 91);
+		break;
+	case OP_SECOND:
+	case OP_TO_ZERO:
+		must(tracepoint_probe_register(a, (void *)p1, &d1), 91);
+		break;
+	case OP_SETTLE:
+		must(tracepoint_probe_register(a, (void *)p1, &d1), 91);
+		must(tracepoint_probe_unregister(a, (void *)p1, &d1), 91);
+		break;
+	case OP_GLOB:
+		must(tracepoint_probe_register(tps[1], (void *)p2, &d2), 91);
+		break;
+	case OP_GLOB_DETACH:
+		must(tracepoint_probe_register(tps[1], (void *)p2, &d2), 91);
+		must(ulsm_trace_attach("tf_*", (void *)p1, &d1), 91);
+		break;
+	default:
+		break;
+	}
+}
+
+static int run(enum op op)
+{
+	switch (op) {
+	case OP_FIRST:
+		return tracepoint_probe_register(a, (void *)p1, &d1);
+	case OP_SECOND:
+		return tracepoint_probe_register(a, (void *)p2, &d2);
+	case OP_THIRD:
+		return tracepoint_probe_register(a, (void *)p3, &d3);
+	case OP_DROP_MIDDLE:
+	case OP_TO_ONE:
+		return tracepoint_probe_unregister(a, (void *)p2, &d2);
+	case OP_TO_ZERO:
+		return tracepoint_probe_unregister(a, (void *)p1, &d1);
+	case OP_SETTLE:
+		return tracepoint_probe_register(a, (void *)p2, &d2);
+	case OP_GLOB:
+		return ulsm_trace_attach("tf_*", (void *)p1, &d1);
+	case OP_GLOB_DETACH:
+		return ulsm_trace_detach("tf_*", (void *)p1, &d1);
+	case OP_COUNT:
+		return ulsm_trace_count_begin();
+	default:
+		return -EINVAL;
+	}
+}
+
+/* --- one child ---------------------------------------------------------- */
+
+struct mode {
+	enum ulsm_write_mode write;
+	enum ulsm_sync_mode sync;
+	const char *name;
+};
+
+static const struct mode modes[] = {
+	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, "auto+membarrier" },
+	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, "procmem+signal" },
+};
+
+static bool patching(void)
+{
+	return strcmp(ulsm_backend(), "generic") != 0;
+}
+
+static bool mode_usable(const struct mode *m)
+{
+	return m->sync != ULSM_SYNC_SIGNAL ||
+	       (patching() && signal_sync_usable());
+}
+
+/* What the counting child found, inherited by the walking children. */
+static struct state before, after, now, pre;
+static unsigned long ncalls;
+static uint8_t kinds[ULSM_FAULT_LOG];
+
+enum { DONE = 0, REFUSED = 1, BAD = 2 };
+
+static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("#   ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	_exit(BAD);
+}
+
+static void arm(unsigned long n)
+{
+	ulsm_fault.calls = 0;
+	ulsm_fault.failed = 0;
+	ulsm_fault.kinds = 0;
+	ulsm_fault.err = 0;		/* each kind's usual errno */
+	ulsm_fault.fail_to = 0;
+	__atomic_store_n(&ulsm_fault.fail_from, n, __ATOMIC_SEQ_CST);
+}
+
+static void disarm(void)
+{
+	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
+}
+
+static void quiet(const char *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+}
+
+static bool write_full(int fd, const void *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n <= 0)
+			return false;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static bool read_full(int fd, void *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n <= 0)
+			return false;
+		buf = (char *)buf + n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* The child's part: set up, fail call @n (0: none), check. */
+static void child(enum op op, const struct mode *m, unsigned long n,
+		  int count_fd)
+{
+	const char *why;
+	int ret;
+
+	if (patching() &&
+	    (ulsm_set_write_mode(m->write) || ulsm_set_sync_mode(m->sync)))
+		_exit(94);
+	if (!getenv("ULSM_DEBUG")) {
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(97);	/* the library's notices, expected */
+		ulsm_set_log(quiet, NULL);
+	}
+	setup(op);
+	start_workers();
+	take(&pre);
+	if (count_fd < 0 && (why = differs_in_effect(&pre, &before)))
+		bad("the set-up differs from the counting run's: %s", why);
+
+	arm(n);
+	ret = run(op);
+	disarm();
+
+	if (count_fd >= 0) {
+		/* The counting run: no fault; record what it did. */
+		if (ret < 0)
+			bad("the transition fails without a fault: %d (%s)",
+			    ret, ulsm_last_error());
+		ncalls = ulsm_fault.calls;
+		take(&after);
+		if (!write_full(count_fd, &ncalls, sizeof(ncalls)) ||
+		    !write_full(count_fd, ulsm_fault.log, sizeof(kinds)) ||
+		    !write_full(count_fd, &pre, sizeof(pre)) ||
+		    !write_full(count_fd, &after, sizeof(after)))
+			_exit(95);
+		_exit(DONE);
+	}
+
+	take(&now);
+	if (ret >= 0) {
+		if ((why = differs_in_effect(&now, &after)))
+			bad("returned %d, but does not do what it should: %s",
+			    ret, why);
+	} else if ((why = differs_exactly(&now, &pre, op == OP_SETTLE))) {
+		if (!detaches(op) || differs_in_effect(&now, &after))
+			bad("returned %d (%s), but %s", ret, ulsm_last_error(),
+			    why);
+	} else {
+		if (!ulsm_fault.failed)
+			bad("returned %d (%s) with no fault injected", ret,
+			    ulsm_last_error());
+		/* The same transition, without a fault, now succeeds. */
+		ret = run(op);
+		take(&now);
+		if (ret < 0 || (why = differs_in_effect(&now, &after)))
+			bad("the transition without a fault fails afterwards: "
+			    "%d (%s)", ret, why ? why : ulsm_last_error());
+		ret = -1;
+	}
+	if (static_branch_enable(&spare_key))
+		bad("the next update fails: %s", ulsm_last_error());
+	if (__atomic_load_n(&wrong, __ATOMIC_RELAXED))
+		bad("%lu probe calls with another probe's data", wrong);
+	_exit(ret < 0 ? REFUSED : DONE);
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFSIGNALED(status)) {
+		printf("#   killed by signal %d\n", WTERMSIG(status));
+		return BAD;
+	}
+	return WEXITSTATUS(status);
+}
+
+static void walk(enum op op, const struct mode *m, unsigned long stride)
+{
+	unsigned long tried = 0, done = 0, refused = 0, nwrong = 0;
+	int fds[2];
+	pid_t pid;
+
+	if (!mode_usable(m)) {
+		ok(1, "# SKIP %s, %s: no signal sync here", op_name[op],
+		   m->name);
+		return;
+	}
+	if (pipe(fds))
+		exit(96);
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		close(fds[0]);
+		child(op, m, 0, fds[1]);
+	}
+	close(fds[1]);
+	if (!read_full(fds[0], &ncalls, sizeof(ncalls)) ||
+	    !read_full(fds[0], kinds, sizeof(kinds)) ||
+	    !read_full(fds[0], &before, sizeof(before)) ||
+	    !read_full(fds[0], &after, sizeof(after))) {
+		close(fds[0]);
+		wait_child(pid);
+		ok(0, "%s, %s: the counting run", op_name[op], m->name);
+		return;
+	}
+	close(fds[0]);
+	wait_child(pid);
+
+	for (unsigned long n = 1; n <= ncalls && n <= ULSM_FAULT_LOG;
+	     n += stride) {
+		int r;
+
+		if (getenv("ULSM_WALK_ONLY") &&
+		    strtoul(getenv("ULSM_WALK_ONLY"), NULL, 0) != n)
+			continue;
+		fflush(stdout);
+		pid = fork();
+		if (!pid)
+			child(op, m, n, -1);
+		r = wait_child(pid);
+		tried++;
+		if (r == DONE)
+			done++;
+		else if (r == REFUSED)
+			refused++;
+		else {
+			nwrong++;
+			printf("#   ^ %s, %s, call %lu (%s) fails\n",
+			       op_name[op], m->name, n,
+			       ulsm_sys_name((enum ulsm_sys)kinds[n - 1]));
+		}
+	}
+	ok(!nwrong && ncalls && refused, "%s, %s: %lu calls, %lu runs: %lu "
+	   "done, %lu refused with nothing changed, %lu wrong", op_name[op],
+	   patching() ? m->name : "no text written", ncalls, tried, done,
+	   refused, nwrong);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long stride = (unsigned long)arg_long(argc, argv, "--stride",
+						       1);
+	bool few = false;
+
+#ifdef UNDER_TSAN
+	few = true;
+#endif
+	few = few || under_emulator();
+	if (!stride)
+		stride = 1;
+	diag("back end %s", ulsm_backend());
+	for (int op = 0; op < OP_N; op++)
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+			if ((few || !patching()) && m) {
+				ok(1, "# SKIP %s, %s: one mode %s", op_name[op],
+				   modes[m].name, patching() ? "here" :
+				   "on the generic back end");
+				continue;
+			}
+			walk((enum op)op, &modes[m], few ? 4 * stride : stride);
+		}
+	return done_testing();
+}
