@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ulsm/static_call.h>	/* enum ulsm_static_call_form */
+
 enum ulsm_protocol {
 	/* Nothing is patched (generic back end). */
 	ULSM_PROTO_NONE,
@@ -81,15 +83,16 @@ int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
  * the direct form when @func is in reach, else the indirect one (x86-64:
  * in a trampoline built for retpolines, a jump to its own stub); always a
  * single instruction (see src/engine/arch/x86_64/insn.c for why). Sets *form to
- * an enum ulsm_static_call_form.
+ * the form it is (ULSM_SC_FORM_NULL, _DIRECT, _INDIRECT).
  * Return 0 or -ERANGE (neither form reaches).
  *
  * arch_read_tramp: check the signature of the trampoline at @tramp and
  * decode its instruction into @cur (any legal form). Return 0 or -EILSEQ.
  */
 int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, int *form);
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
+		      struct ulsm_insn *out, enum ulsm_static_call_form *form);
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
+		    enum ulsm_static_call_form *form);
 
 /*
  * Call sites (inline static calls): a direct call instruction, recorded

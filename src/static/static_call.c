@@ -31,7 +31,8 @@
 
 
 static int tramp_insn(const struct static_call_key *key, uintptr_t tramp,
-		      const void *func, struct ulsm_insn *out, int *form)
+		      const void *func, struct ulsm_insn *out,
+		      enum ulsm_static_call_form *form)
 {
 	return arch_encode_tramp(tramp, (uintptr_t)func, (uintptr_t)&key->func,
 				 out, form);
@@ -48,7 +49,8 @@ static int collect_trampoline(struct ulsm_collect *c, const void *record)
 	uintptr_t tramp = (uintptr_t)e->tramp;
 	struct ulsm_site *s = &c->sites[c->n];
 	struct ulsm_insn cur, want;
-	int form, ret;
+	enum ulsm_static_call_form form;
+	int ret;
 
 	if (!e->key || !tramp) {
 		c->refused++;
@@ -412,7 +414,8 @@ static int queue_tramp(struct ulsm_txn *t, struct static_call_key *key,
 {
 	const struct ulsm_site *site = ulsm_registry_find(tramp);
 	struct ulsm_insn old, new, cur;
-	int ret, old_form, new_form, cur_form;
+	enum ulsm_static_call_form old_form, new_form, cur_form;
+	int ret;
 
 	if (!site || site->kind != &ulsm_kind_trampoline)
 		return ulsm_error(-ENOENT, "static_call_update: %#lx is not a "
@@ -498,8 +501,9 @@ ULSM_API int __static_call_update(struct static_call_key *key, void *tramp,
 ULSM_API int ulsm_static_call_form(const struct static_call_key *key)
 {
 	struct ulsm_insn cur;
+	enum ulsm_static_call_form form;
 	uintptr_t tramp = 0;
-	int ret, form = 0;
+	int ret;
 
 	if (!key)
 		return ulsm_error(-EINVAL, "ulsm_static_call_form: NULL key");
@@ -517,7 +521,7 @@ ULSM_API int ulsm_static_call_form(const struct static_call_key *key)
 	else if (arch_read_tramp(tramp, &cur, &form))
 		ret = -EILSEQ;
 	else
-		ret = form;
+		ret = (int)form;
 	ulsm_unlock();
 	return ret;
 }

@@ -65,7 +65,7 @@ bool arch_trap_is_breakpoint(int si_code)
 }
 
 int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, int *form)
+		      struct ulsm_insn *out, enum ulsm_static_call_form *form)
 {
 	(void)tramp;
 	(void)func;
@@ -75,7 +75,8 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 	return -ENOTSUP;
 }
 
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
+		    enum ulsm_static_call_form *form)
 {
 	(void)tramp;
 	(void)cur;

@@ -544,7 +544,7 @@ static void tramp_fill(struct ulsm_insn *out, uint32_t w, uintptr_t resume)
 }
 
 int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, int *form)
+		      struct ulsm_insn *out, enum ulsm_static_call_form *form)
 {
 	uintptr_t pc = tramp + TRAMP_INSN;
 	uint32_t w;
@@ -552,18 +552,18 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 	if (!func) {
 		encode_jal(RV_J, pc, tramp + TRAMP_RET, &w);
 		tramp_fill(out, w, tramp + TRAMP_RET);
-		*form = 1;	/* ULSM_SC_FORM_NULL */
+		*form = ULSM_SC_FORM_NULL;
 		return 0;
 	}
 	if (func == (uintptr_t)__static_call_return0) {
 		encode_jal(RV_J, pc, tramp + TRAMP_RET0, &w);
 		tramp_fill(out, w, tramp + TRAMP_RET0);
-		*form = 2;	/* ULSM_SC_FORM_DIRECT */
+		*form = ULSM_SC_FORM_DIRECT;
 		return 0;
 	}
 	if (!encode_jal(RV_J, pc, func, &w)) {
 		tramp_fill(out, w, func);
-		*form = 2;	/* ULSM_SC_FORM_DIRECT */
+		*form = ULSM_SC_FORM_DIRECT;
 		return 0;
 	}
 	/*
@@ -575,11 +575,12 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 	    *(const uintptr_t *)tramp_entry(tramp) != slot)
 		return -ERANGE;
 	tramp_fill(out, RV_NOP, func);
-	*form = 3;	/* ULSM_SC_FORM_INDIRECT */
+	*form = ULSM_SC_FORM_INDIRECT;
 	return 0;
 }
 
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
+		    enum ulsm_static_call_form *form)
 {
 	uintptr_t pc = tramp + TRAMP_INSN, target;
 	uint32_t w;
@@ -592,14 +593,15 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 		const uintptr_t *key = *(const uintptr_t *const *)tramp_entry(tramp);
 
 		tramp_fill(cur, w, *key ? *key : tramp + TRAMP_RET);
-		*form = 3;
+		*form = ULSM_SC_FORM_INDIRECT;
 		return 0;
 	}
 	if ((w & RV_JAL_MASK) != RV_J)
 		return -EILSEQ;
 	target = jal_target(w, pc);
 	tramp_fill(cur, w, target);
-	*form = target == tramp + TRAMP_RET ? 1 : 2;
+	*form = target == tramp + TRAMP_RET ? ULSM_SC_FORM_NULL :
+		ULSM_SC_FORM_DIRECT;
 	return 0;
 }
 

@@ -338,7 +338,7 @@ static void tramp_fill(struct ulsm_insn *out, const uint8_t *insn, size_t n)
 }
 
 int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, int *form)
+		      struct ulsm_insn *out, enum ulsm_static_call_form *form)
 {
 	static const uint8_t ret[] = { 0xc3 };
 	uint8_t insn[6];
@@ -347,7 +347,7 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 	if (!func) {
 		tramp_fill(out, ret, sizeof(ret));
 		out->resume = (uintptr_t)ulsm__x86_ret_stub;
-		*form = 1;	/* ULSM_SC_FORM_NULL */
+		*form = ULSM_SC_FORM_NULL;
 		return 0;
 	}
 	rel = (int64_t)(func - (tramp + 5));
@@ -357,14 +357,14 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 		insn[0] = 0xe9;
 		memcpy(&insn[1], &rel32, 4);
 		tramp_fill(out, insn, 5);
-		*form = 2;	/* ULSM_SC_FORM_DIRECT */
+		*form = ULSM_SC_FORM_DIRECT;
 	} else if (tramp_layout(tramp) == TRAMP_RETPOLINE) {
 		int32_t rel32 = X86_STUB_OFFSET - 5;
 
 		insn[0] = 0xe9;
 		memcpy(&insn[1], &rel32, 4);
 		tramp_fill(out, insn, 5);
-		*form = 3;	/* ULSM_SC_FORM_INDIRECT, through the stub */
+		*form = ULSM_SC_FORM_INDIRECT;	/* through the stub */
 		out->resume = tramp + X86_STUB_OFFSET;
 		return 0;
 	} else {
@@ -377,13 +377,14 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 		insn[1] = 0x25;
 		memcpy(&insn[2], &disp32, 4);
 		tramp_fill(out, insn, 6);
-		*form = 3;	/* ULSM_SC_FORM_INDIRECT */
+		*form = ULSM_SC_FORM_INDIRECT;
 	}
 	out->resume = func;
 	return 0;
 }
 
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
+		    enum ulsm_static_call_form *form)
 {
 	const uint8_t *p = (const uint8_t *)tramp;
 	int layout = tramp_layout(tramp);
@@ -393,16 +394,16 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 		return -EILSEQ;
 	switch (p[0]) {
 	case 0xc3:
-		n = 1, *form = 1;
+		n = 1, *form = ULSM_SC_FORM_NULL;
 		break;
 	case 0xe9:
-		n = 5, *form = 2;
+		n = 5, *form = ULSM_SC_FORM_DIRECT;
 		break;
 	case 0xff:
 		/* Never written into a retpoline trampoline. */
 		if (p[1] != 0x25 || layout == TRAMP_RETPOLINE)
 			return -EILSEQ;
-		n = 6, *form = 3;
+		n = 6, *form = ULSM_SC_FORM_INDIRECT;
 		break;
 	default:
 		return -EILSEQ;
@@ -411,7 +412,7 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 		if (p[i] != 0xcc)
 			return -EILSEQ;
 	tramp_fill(cur, p, n);
-	if (*form == 1) {
+	if (*form == ULSM_SC_FORM_NULL) {
 		cur->resume = (uintptr_t)ulsm__x86_ret_stub;
 	} else {
 		int32_t d;
@@ -421,7 +422,7 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 			*(const uintptr_t *)(tramp + 6 + (intptr_t)d);
 		if (cur->resume == tramp + X86_STUB_OFFSET &&
 		    layout == TRAMP_RETPOLINE)
-			*form = 3;	/* the jump to the stub */
+			*form = ULSM_SC_FORM_INDIRECT;	/* the jump to the stub */
 	}
 	return 0;
 }
