@@ -28,15 +28,11 @@
  * imm26 is the signed word offset from the instruction itself: +-128 MiB.
  */
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
-#include <ucontext.h>
-#include <unistd.h>
 
 #include <ulsm/static_call.h>
 
-#include "engine/arch.h"
-#include "base/sys.h"
+#include "engine/arch/word.h"
 
 #define A64_NOP		0xd503201fu
 #define A64_BTI_C	0xd503245fu
@@ -49,28 +45,6 @@
 #define A64_BRANCH_RANGE	(1l << 27)
 
 const enum ulsm_protocol arch_protocol = ULSM_PROTO_ATOMIC_WORD;
-
-/*
- * BRK #0x5553, little-endian. The atomic-word protocol writes no
- * breakpoint; the contract asks for one. Unlike x86's int3, the exception
- * leaves the PC *at* the brk, not after it: a protocol that uses it must
- * take that into account (src/engine/trap.c assumes the x86 convention).
- */
-const uint8_t arch_breakpoint[] = { 0x60, 0xaa, 0x2a, 0xd4 };
-const size_t arch_breakpoint_len = 4;
-
-static uint32_t word_at(uintptr_t addr)
-{
-	uint32_t w;
-
-	memcpy(&w, (const void *)addr, sizeof(w));
-	return w;
-}
-
-static void put_word(struct ulsm_insn *out, size_t off, uint32_t w)
-{
-	memcpy(&out->bytes[off], &w, sizeof(w));
-}
 
 /* B or BL (@op) at @pc to @target; -ERANGE beyond +-128 MiB. */
 static int encode_branch(uint32_t op, uintptr_t pc, uintptr_t target,
@@ -90,14 +64,6 @@ static uintptr_t branch_target(uint32_t w, uintptr_t pc)
 	int32_t imm26 = (int32_t)(w << 6) >> 6;	/* sign-extend */
 
 	return pc + (intptr_t)imm26 * 4;
-}
-
-static void one_word(struct ulsm_insn *out, uint32_t w, uintptr_t resume)
-{
-	memset(out, 0, sizeof(*out));
-	out->len = 4;
-	put_word(out, 0, w);
-	out->resume = resume;
 }
 
 int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
@@ -126,88 +92,6 @@ void arch_serialize(void)
 	 * runs this in every thread.
 	 */
 	__asm__ __volatile__("isb" : : : "memory");
-}
-
-/*
- * The sequence the Arm ARM gives for making a store visible to instruction
- * fetch (B2.2.5, and "Synchronization and coherency issues between data
- * and instruction accesses"; cache maintenance by VA to the Point of
- * Unification):
- *
- *	DC CVAU  each data cache line  (clean to the PoU)
- *	DSB ISH                        (the clean completes, for all cores)
- *	IC IVAU  each i-cache line     (invalidate to the PoU, all cores)
- *	DSB ISH                        (the invalidation completes)
- *	ISB                            (this core refetches)
- *
- * CTR_EL0 (readable at EL0 on Linux, which sets SCTLR_EL1.UCT or
- * emulates the read) gives the line sizes, and says when a step is not
- * needed: IDC, no clean needed for coherence between data and instruction
- * caches; DIC, no instruction-cache invalidation needed. The other cores
- * refetch after the core sync that follows (membarrier SYNC_CORE: the
- * kernel makes each one execute a context synchronization event).
- */
-#define CTR_IDC		(1ul << 28)
-#define CTR_DIC		(1ul << 29)
-
-void arch_flush_icache(void *addr, size_t len)
-{
-	uintptr_t start = (uintptr_t)addr, end = start + len, p;
-	unsigned long ctr;
-	size_t dline, iline;
-
-	__asm__ __volatile__("mrs %0, ctr_el0" : "=r" (ctr));
-	dline = 4ul << ((ctr >> 16) & 0xf);	/* DminLine: log2 words */
-	iline = 4ul << (ctr & 0xf);		/* IminLine */
-
-	if (!(ctr & CTR_IDC))
-		for (p = start & ~(dline - 1); p < end; p += dline)
-			__asm__ __volatile__("dc cvau, %0" : : "r" (p) : "memory");
-	__asm__ __volatile__("dsb ish" : : : "memory");
-	if (!(ctr & CTR_DIC))
-		for (p = start & ~(iline - 1); p < end; p += iline)
-			__asm__ __volatile__("ic ivau, %0" : : "r" (p) : "memory");
-	__asm__ __volatile__("dsb ish\n\tisb" : : : "memory");
-}
-
-/*
- * No fetch sync: IC IVAU is broadcast to the Inner Shareable domain, so
- * membarrier's context synchronisation on every CPU is all that is left.
- */
-const bool arch_has_sync_fetch = false;
-const char arch_sync_fetch_name[] = "";
-
-int arch_sync_fetch(void)
-{
-	return -ENOSYS;
-}
-
-uintptr_t arch_context_pc(const void *ucontext)
-{
-	const ucontext_t *uc = ucontext;
-
-	return (uintptr_t)uc->uc_mcontext.pc;
-}
-
-void arch_context_set_pc(void *ucontext, uintptr_t pc)
-{
-	ucontext_t *uc = ucontext;
-
-	uc->uc_mcontext.pc = pc;
-}
-
-void arch_context_link(void *ucontext, uintptr_t link)
-{
-	ucontext_t *uc = ucontext;
-
-	/* What BL does: the return address goes to x30 (LR). */
-	uc->uc_mcontext.regs[30] = link;
-}
-
-bool arch_trap_is_breakpoint(int si_code)
-{
-	/* BRK is reported by the kernel's brk handler as TRAP_BRKPT. */
-	return si_code == TRAP_BRKPT;
 }
 
 /*
@@ -311,30 +195,6 @@ bool arch_calls_patchable(void)
 {
 	/* A BL written in place is a real call: nothing pushed by hand. */
 	return true;
-}
-
-/*
- * The two site forms of hook entries. aarch64 has no entries (its
- * <ulsm/arch/aarch64.h> does not define ULSM__ARCH_HAS_HOOK_ENTRY, so
- * hooks are dispatched by the unrolled walk): no R or C site of an entry
- * is ever recorded, and these are never asked for one.
- */
-int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out)
-{
-	(void)site;
-	(void)thunk;
-	(void)out;
-	return -ENOTSUP;
-}
-
-int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
-			 struct ulsm_insn *out)
-{
-	(void)site;
-	(void)target;
-	(void)stub;
-	(void)out;
-	return -ENOTSUP;
 }
 
 /*
@@ -471,54 +331,4 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
 	*form = target == tramp + TRAMP_RET ? ULSM_SC_FORM_NULL :
 		ULSM_SC_FORM_DIRECT;
 	return 0;
-}
-
-/*
- * Whether instruction fetch misses text written through /proc/self/mem.
- * On hardware it never does: the kernel writes the physical page our
- * mapping maps, and arch_flush_icache() and the core sync do the rest.
- * qemu-user (7.2 at least) translates guest code once and notices changes
- * only through its own write protection of the guest's pages, which a
- * write by the kernel bypasses: the old translation keeps running.
- *
- * So ask, once: rewrite `mov w0, #1` in a private function to `mov w0,
- * #2` through @fd, make it visible as on hardware, call it, write it back.
- * 2 means fetch sees such writes. The function is called only here, by
- * the thread that holds the patch lock.
- */
-__asm__(".pushsection .text, \"ax\"\n\t"
-	".balign 16\n"
-	"ulsm__a64_probe:\n\t"
-	"hint 34\n\t"			/* bti c: called through a pointer */
-	"mov w0, #1\n\t"
-	"ret\n\t"
-	".popsection");
-
-extern int ulsm__a64_probe(void) __attribute__((visibility("hidden")));
-
-#define A64_MOV_W0(imm)	(0x52800000u | ((uint32_t)(imm) << 5))	/* MOVZ */
-
-bool arch_fetch_misses_procmem(int fd)
-{
-	static int misses = -1;
-	int (*volatile probe)(void) = ulsm__a64_probe;
-	uintptr_t at = (uintptr_t)ulsm__a64_probe + 4;
-	uint32_t old = A64_MOV_W0(1), new = A64_MOV_W0(2);
-	int got;
-
-	if (misses >= 0)
-		return misses;
-	if (word_at(at) != old || probe() != 1)
-		return true;	/* cannot tell: assume the worst, ask again */
-	if (ulsm_sys_pwrite(fd, &new, 4, at) != 4)
-		return true;
-	arch_flush_icache((void *)at, 4);
-	got = probe();
-	/* Written back even if that fails: it then stays "returns 2". */
-	ulsm_sys_pwrite(fd, &old, 4, at);
-	arch_flush_icache((void *)at, 4);
-	if (got != 1 && got != 2)
-		return true;
-	misses = got == 1;
-	return misses;
 }

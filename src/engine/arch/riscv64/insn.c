@@ -43,16 +43,11 @@
  * itself, in the order imm[20|10:1|11|19:12] in bits 31:12: +-1 MiB.
  */
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <ucontext.h>
-#include <unistd.h>
 
 #include <ulsm/static_call.h>
 
-#include "engine/arch.h"
-#include "base/sys.h"
+#include "engine/arch/word.h"
 
 #define RV_NOP		0x00000013u
 #define RV_LPAD0	0x00000017u	/* auipc x0, 0 */
@@ -67,28 +62,7 @@
 /* The range of JAL: a signed 21-bit byte offset. */
 #define RV_JAL_RANGE	(1l << 20)
 
-#ifndef SYS_riscv_flush_icache
-# define SYS_riscv_flush_icache	259	/* __NR_arch_specific_syscall + 15 */
-#endif
-
 const enum ulsm_protocol arch_protocol = ULSM_PROTO_ATOMIC_WORD;
-
-/*
- * EBREAK, little-endian. The atomic-word protocol writes no breakpoint;
- * the contract asks for one. As on aarch64, the trap leaves the PC *at*
- * the ebreak (src/engine/trap.c assumes the x86 convention): a protocol
- * that used it would have to take that into account.
- */
-const uint8_t arch_breakpoint[] = { 0x73, 0x00, 0x10, 0x00 };
-const size_t arch_breakpoint_len = 4;
-
-static uint32_t word_at(uintptr_t addr)
-{
-	uint32_t w;
-
-	memcpy(&w, (const void *)addr, sizeof(w));
-	return w;
-}
 
 static uint16_t half_at(uintptr_t addr)
 {
@@ -96,11 +70,6 @@ static uint16_t half_at(uintptr_t addr)
 
 	memcpy(&h, (const void *)addr, sizeof(h));
 	return h;
-}
-
-static void put_word(struct ulsm_insn *out, size_t off, uint32_t w)
-{
-	memcpy(&out->bytes[off], &w, sizeof(w));
 }
 
 /* JAL with opcode and rd @op at @pc to @target; -ERANGE beyond +-1 MiB. */
@@ -135,14 +104,6 @@ static intptr_t u_imm(uint32_t w)
 static intptr_t i_imm(uint32_t w)
 {
 	return (intptr_t)((int32_t)w >> 20);
-}
-
-static void one_word(struct ulsm_insn *out, uint32_t w, uintptr_t resume)
-{
-	memset(out, 0, sizeof(*out));
-	out->len = 4;
-	put_word(out, 0, w);
-	out->resume = resume;
 }
 
 /*
@@ -185,87 +146,6 @@ void arch_serialize(void)
 #else
 	__asm__ __volatile__(".4byte 0x0000100f" : : : "memory");
 #endif
-}
-
-/*
- * The text written since the last fetch sync, handed to the system call
- * (which ignores it today: <asm/unistd.h> keeps the range "for forwards
- * compatibility"). Only written under the patch lock: every write of
- * text and every sync is made by the thread that holds it.
- */
-static uintptr_t written_lo = UINTPTR_MAX, written_hi;
-
-/*
- * Making a store visible to instruction fetch takes a FENCE.I on every
- * hart, which user space cannot reach: the stage's core sync does it for
- * every word of the stage (arch_sync_fetch). Here the word is only noted.
- * A FENCE.I per word would be of no use (it covers this hart only, until
- * this thread moves) and costs what it costs: on many cores it drops the
- * whole instruction cache.
- */
-void arch_flush_icache(void *addr, size_t len)
-{
-	uintptr_t a = (uintptr_t)addr;
-
-	if (a < written_lo)
-		written_lo = a;
-	if (a + len > written_hi)
-		written_hi = a + len;
-}
-
-const bool arch_has_sync_fetch = true;
-const char arch_sync_fetch_name[] = "riscv_flush_icache";
-
-/*
- * riscv_flush_icache(start, end, 0): the kernel runs FENCE.I on this
- * hart, has every other hart that runs a thread of the process run one
- * (an IPI or the SBI's remote FENCE.I), and marks every other hart, so
- * that it runs one before it next runs a thread of the process. Flags 0
- * is every thread; SYS_RISCV_FLUSH_ICACHE_LOCAL (1) would be this thread
- * only, which is not what a patch needs. Every riscv64 kernel has it
- * (Linux 4.15, the port's first release).
- */
-int arch_sync_fetch(void)
-{
-	uintptr_t lo = written_lo, hi = written_hi;
-	int ret;
-
-	if (lo >= hi)
-		lo = hi = 0;	/* nothing written since the last one */
-	ret = ulsm_sys_flush_icache(SYS_riscv_flush_icache, lo, hi, 0);
-	if (!ret) {
-		written_lo = UINTPTR_MAX;
-		written_hi = 0;
-	}
-	return ret;
-}
-
-uintptr_t arch_context_pc(const void *ucontext)
-{
-	const ucontext_t *uc = ucontext;
-
-	return (uintptr_t)uc->uc_mcontext.__gregs[0];	/* REG_PC */
-}
-
-void arch_context_set_pc(void *ucontext, uintptr_t pc)
-{
-	ucontext_t *uc = ucontext;
-
-	uc->uc_mcontext.__gregs[0] = pc;
-}
-
-void arch_context_link(void *ucontext, uintptr_t link)
-{
-	ucontext_t *uc = ucontext;
-
-	/* What JAL ra does: the return address goes to x1 (ra). */
-	uc->uc_mcontext.__gregs[1] = link;	/* REG_RA */
-}
-
-bool arch_trap_is_breakpoint(int si_code)
-{
-	/* EBREAK is reported by the kernel as SIGTRAP, TRAP_BRKPT. */
-	return si_code == TRAP_BRKPT;
 }
 
 /*
@@ -448,30 +328,6 @@ bool arch_calls_patchable(void)
 }
 
 /*
- * The two site forms of hook entries. riscv64 has no entries (its
- * <ulsm/arch/riscv64.h> does not define ULSM__ARCH_HAS_HOOK_ENTRY, so
- * hooks are dispatched by the unrolled walk, as on aarch64): no R or C
- * site of an entry is ever recorded, and these are never asked for one.
- */
-int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out)
-{
-	(void)site;
-	(void)thunk;
-	(void)out;
-	return -ENOTSUP;
-}
-
-int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
-			 struct ulsm_insn *out)
-{
-	(void)site;
-	(void)target;
-	(void)stub;
-	(void)out;
-	return -ENOTSUP;
-}
-
-/*
  * Static-call trampolines (layout in include/ulsm/arch/riscv64.h).
  *
  * The region the core compares and rewrites is words 0-1: the landing
@@ -603,60 +459,4 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
 	*form = target == tramp + TRAMP_RET ? ULSM_SC_FORM_NULL :
 		ULSM_SC_FORM_DIRECT;
 	return 0;
-}
-
-/*
- * Whether instruction fetch misses text written through /proc/self/mem.
- * On hardware it never does: the kernel writes the physical page our
- * mapping maps, and the fetch sync does the rest. qemu-user translates
- * guest code once and notices changes only through its own write
- * protection of the guest's pages, which a write by the kernel bypasses.
- *
- * So ask, once: rewrite `li a0, 1` in a private function to `li a0, 2`
- * through @fd, make it visible as a batch would (the fetch sync, for
- * every hart: this thread may move between the write and the call),
- * call it, write it back. 2 means fetch sees such writes. The function
- * is called only here, by the thread that holds the patch lock, through
- * a pointer: it starts with a landing pad.
- */
-__asm__(".pushsection .text, \"ax\"\n\t"
-	".option push\n\t"
-	".option norvc\n\t"
-	".option norelax\n\t"
-	".balign 4\n"
-	"ulsm__rv_probe:\n\t"
-	"auipc zero, 0\n\t"		/* lpad 0 */
-	"li a0, 1\n\t"
-	"ret\n\t"
-	".option pop\n\t"
-	".popsection");
-
-extern int ulsm__rv_probe(void) __attribute__((visibility("hidden")));
-
-#define RV_LI_A0(imm)	(0x00000513u | (uint32_t)(imm) << 20)	/* ADDI */
-
-bool arch_fetch_misses_procmem(int fd)
-{
-	static int misses = -1;
-	int (*volatile probe)(void) = ulsm__rv_probe;
-	uintptr_t at = (uintptr_t)ulsm__rv_probe + 4;
-	uint32_t old = RV_LI_A0(1), new = RV_LI_A0(2);
-	int got;
-
-	if (misses >= 0)
-		return misses;
-	if (word_at(at) != old || probe() != 1)
-		return true;	/* cannot tell: assume the worst, ask again */
-	if (ulsm_sys_pwrite(fd, &new, 4, at) != 4)
-		return true;
-	arch_flush_icache((void *)at, 4);
-	got = arch_sync_fetch() ? -1 : probe();
-	/* Written back even if that fails: it then stays "returns 2". */
-	ulsm_sys_pwrite(fd, &old, 4, at);
-	arch_flush_icache((void *)at, 4);
-	arch_sync_fetch();
-	if (got != 1 && got != 2)
-		return true;
-	misses = got == 1;
-	return misses;
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * x86-64 instruction encoding for the patching core. Bytes in, bytes out.
+ * (Instruction fetch is coherent with stores, SDM vol. 3A 9.1.3: no cache
+ * maintenance and no fetch sync, the defaults of src/engine/arch/generic/.
+ * The breakpoint and the trapped context: trap.c.)
  *
  * | what          | bytes             | Intel SDM vol. 2          |
  * |---------------|-------------------|---------------------------|
@@ -12,10 +15,8 @@
  * rel32 is relative to the end of the 5-byte instruction.
  */
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "engine/arch.h"
@@ -23,8 +24,6 @@
 #define X86_INSN_SIZE	5
 
 const enum ulsm_protocol arch_protocol = ULSM_PROTO_BREAKPOINT;
-const uint8_t arch_breakpoint[] = { 0xcc };
-const size_t arch_breakpoint_len = 1;
 
 static const uint8_t x86_nop5[X86_INSN_SIZE] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
@@ -58,53 +57,6 @@ void arch_serialize(void)
 	__asm__ __volatile__("cpuid"
 			     : "+a" (a), "=b" (b), "+c" (c), "=d" (d)
 			     : : "memory");
-}
-
-void arch_flush_icache(void *addr, size_t len)
-{
-	/* x86 keeps instruction fetch coherent with stores (SDM 3A 9.1.3). */
-	(void)addr;
-	(void)len;
-}
-
-/* No fetch sync: fetch is coherent, and membarrier serialises the cores. */
-const bool arch_has_sync_fetch = false;
-const char arch_sync_fetch_name[] = "";
-
-int arch_sync_fetch(void)
-{
-	return -ENOSYS;
-}
-
-bool arch_fetch_misses_procmem(int fd)
-{
-	/* Hardware keeps fetch coherent with the kernel's write. */
-	(void)fd;
-	return false;
-}
-
-uintptr_t arch_context_pc(const void *ucontext)
-{
-	const ucontext_t *uc = ucontext;
-
-	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-}
-
-void arch_context_set_pc(void *ucontext, uintptr_t pc)
-{
-	ucontext_t *uc = ucontext;
-
-	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-}
-
-void arch_context_link(void *ucontext, uintptr_t link)
-{
-	ucontext_t *uc = ucontext;
-	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP] - 8;
-
-	/* What "call" does: push the return address. */
-	*(uintptr_t *)sp = link;
-	uc->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
 }
 
 /*
@@ -233,12 +185,6 @@ bool arch_calls_patchable(void)
 	if (syscall(SYS_arch_prctl, ARCH_SHSTK_STATUS, &features))
 		return true;
 	return !(features & X86_SHSTK_ENABLED);
-}
-
-bool arch_trap_is_breakpoint(int si_code)
-{
-	/* int3 is delivered by do_int3_user() through force_sig(SIGTRAP). */
-	return si_code == SI_KERNEL || si_code == TRAP_BRKPT;
 }
 
 /*
