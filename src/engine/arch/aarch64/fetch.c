@@ -7,7 +7,6 @@
  * left (src/engine/arch/generic/sync_fetch.c, the default).
  */
 #include "engine/arch/word.h"
-#include "base/sys.h"
 
 /*
  * The sequence the Arm ARM gives for making a store visible to instruction
@@ -52,17 +51,9 @@ void arch_flush_icache(void *addr, size_t len)
 }
 
 /*
- * Whether instruction fetch misses text written through /proc/self/mem.
- * On hardware it never does: the kernel writes the physical page our
- * mapping maps, and arch_flush_icache() and the core sync do the rest.
- * qemu-user (7.2 at least) translates guest code once and notices changes
- * only through its own write protection of the guest's pages, which a
- * write by the kernel bypasses: the old translation keeps running.
- *
- * So ask, once: rewrite `mov w0, #1` in a private function to `mov w0,
- * #2` through @fd, make it visible as on hardware, call it, write it back.
- * 2 means fetch sees such writes. The function is called only here, by
- * the thread that holds the patch lock.
+ * Whether instruction fetch misses text written through /proc/self/mem
+ * (src/engine/arch/word.h says how it asks): `mov w0, #1` in a private
+ * function, rewritten to `mov w0, #2`.
  */
 __asm__(".pushsection .text, \"ax\"\n\t"
 	".balign 16\n"
@@ -78,25 +69,6 @@ extern int ulsm__a64_probe(void) __attribute__((visibility("hidden")));
 
 bool arch_fetch_misses_procmem(int fd)
 {
-	static int misses = -1;
-	int (*volatile probe)(void) = ulsm__a64_probe;
-	uintptr_t at = (uintptr_t)ulsm__a64_probe + 4;
-	uint32_t old = A64_MOV_W0(1), new = A64_MOV_W0(2);
-	int got;
-
-	if (misses >= 0)
-		return misses;
-	if (word_at(at) != old || probe() != 1)
-		return true;	/* cannot tell: assume the worst, ask again */
-	if (ulsm_sys_pwrite(fd, &new, 4, at) != 4)
-		return true;
-	arch_flush_icache((void *)at, 4);
-	got = probe();
-	/* Written back even if that fails: it then stays "returns 2". */
-	ulsm_sys_pwrite(fd, &old, 4, at);
-	arch_flush_icache((void *)at, 4);
-	if (got != 1 && got != 2)
-		return true;
-	misses = got == 1;
-	return misses;
+	return word_fetch_misses(fd, ulsm__a64_probe, A64_MOV_W0(1),
+				 A64_MOV_W0(2));
 }

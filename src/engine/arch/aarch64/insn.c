@@ -21,16 +21,12 @@
  * | BTI c       | d503245f                    | BTI (HINT #34)            |
  * | B label     | 14000000 | imm26            | B                         |
  * | BL label    | 94000000 | imm26            | BL                        |
- * | BRK #imm16  | d4200000 | imm16 << 5       | BRK                       |
  * | MOV Wd, Wm  | 2a0003e0 | Rm << 16 | Rd   | MOV (register) = ORR      |
  * | MOV Xd, Xm  | aa0003e0 | Rm << 16 | Rd   | MOV (register) = ORR      |
  *
  * imm26 is the signed word offset from the instruction itself: +-128 MiB.
  */
 #include <errno.h>
-#include <string.h>
-
-#include <ulsm/static_call.h>
 
 #include "engine/arch/word.h"
 
@@ -39,7 +35,6 @@
 #define A64_B		0x14000000u
 #define A64_BL		0x94000000u
 #define A64_B_MASK	0xfc000000u	/* opcode bits of B and BL */
-#define A64_BRK(imm)	(0xd4200000u | ((uint32_t)(imm) << 5))
 
 /* The range of B and BL: a signed 26-bit word offset. */
 #define A64_BRANCH_RANGE	(1l << 27)
@@ -114,46 +109,6 @@ int arch_decode_call(uintptr_t site, uintptr_t *target)
 }
 
 /*
- * What gcc puts between the call and the label of the next statement when
- * the result must survive another call: `mov w19, w0` and the like, MOV
- * (register), an alias of ORR (shifted register) with the zero register
- * and no shift, either width.
- */
-static bool is_reg_move(uint32_t w)
-{
-	return (w & 0x7fe0ffe0u) == 0x2a0003e0u;
-}
-
-/* At most this many moves between the call and its label. */
-#define A64_MAX_CALL_GAP	3
-
-int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
-{
-	/*
-	 * Instructions are whole aligned words, so there is no stray byte
-	 * to mistake for a call: the candidate must be `bl callee`, and
-	 * every word from it to the label a register move.
-	 */
-	if (label & 3)
-		return -EILSEQ;
-	for (int gap = 0; gap <= A64_MAX_CALL_GAP; gap++) {
-		uintptr_t p = label - 4 * (uintptr_t)(gap + 1), target;
-		int i;
-
-		if (arch_decode_call(p, &target) || (callee && target != callee))
-			continue;
-		for (i = 1; i <= gap; i++)
-			if (!is_reg_move(word_at(p + 4 * (uintptr_t)i)))
-				break;
-		if (i > gap) {
-			*site = p;
-			return 0;
-		}
-	}
-	return -EILSEQ;
-}
-
-/*
  * A PLT entry as GNU ld writes it: [bti c;] adrp x16, page; ldr x17,
  * [x16, #off]; add x16, x16, #off; br x17. The slot is page + off.
  */
@@ -184,26 +139,14 @@ int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
 	uint32_t w;
 	int ret = encode_branch(A64_BL, site, target, &w);
 
-	if (ret)
-		return ret;
-	one_word(out, w, target);
-	out->link = site + 4;
-	return 0;
-}
-
-bool arch_calls_patchable(void)
-{
-	/* A BL written in place is a real call: nothing pushed by hand. */
-	return true;
+	if (!ret)
+		one_word_call(out, w, site, target);
+	return ret;
 }
 
 /*
- * Static-call trampolines (layout in include/ulsm/arch/aarch64.h).
- *
- * The region the core compares and rewrites is words 0-1: `bti c` (never
- * changes; comparing it checks that the landing pad is intact) and the
- * instruction. The core stores only the words that change (src/engine/patch.c,
- * apply_atomic_word), so each update is one store of word 1:
+ * Static-call trampolines (layout in include/ulsm/arch/aarch64.h; what
+ * aarch64 and riscv64 share: src/engine/arch/word.h):
  *
  * | form     | word 1        | continues at        |
  * |----------|---------------|---------------------|
@@ -211,28 +154,7 @@ bool arch_calls_patchable(void)
  * | RET0     | b tramp+28    | mov x0, #0; ret     |
  * | null     | b tramp+32    | ret                 |
  * | indirect | nop           | key->func, via x16  |
- *
- * RET0 is reported as the direct form, as on x86-64, where it jumps to
- * __static_call_return0.
  */
-#define TRAMP_INSN	4	/* offset of the instruction */
-#define TRAMP_RET0	28
-#define TRAMP_RET	32
-#define TRAMP_SIG	36
-#define TRAMP_SIG_WORD	0x00005553u	/* UDF #0x5553 */
-
-/* Words 2-8, the fixed tail: value and mask (ADRP/LDR carry offsets). */
-static const struct {
-	uint32_t value, mask;
-} tramp_tail[] = {
-	{ 0x90000010u, 0x9f00001fu },	/* adrp x16, ENTRY */
-	{ 0xf9400210u, 0xffc003ffu },	/* ldr x16, [x16, #:lo12:ENTRY] */
-	{ 0xf9400210u, 0xffffffffu },	/* ldr x16, [x16] */
-	{ 0xb4000070u, 0xffffffffu },	/* cbz x16, .+12 (the ret) */
-	{ 0xd61f0200u, 0xffffffffu },	/* br x16 */
-	{ 0xd2800000u, 0xffffffffu },	/* mov x0, #0 */
-	{ 0xd65f03c0u, 0xffffffffu },	/* ret */
-};
 
 /*
  * The call table entry the trampoline's ADRP/LDR pair points at (C6.2
@@ -250,85 +172,48 @@ static uintptr_t tramp_entry(uintptr_t tramp)
 	return page + (uintptr_t)(pages << 12) + ((ldr >> 10) & 0xfffu) * 8;
 }
 
-static bool tramp_intact(uintptr_t tramp)
+static int encode_b(uintptr_t pc, uintptr_t target, uint32_t *w)
 {
-	if ((tramp & 31) || word_at(tramp) != A64_BTI_C ||
-	    word_at(tramp + TRAMP_SIG) != TRAMP_SIG_WORD)
-		return false;
-	for (size_t i = 0; i < sizeof(tramp_tail) / sizeof(tramp_tail[0]); i++)
-		if ((word_at(tramp + 8 + 4 * i) & tramp_tail[i].mask) !=
-		    tramp_tail[i].value)
-			return false;
-	return true;
+	return encode_branch(A64_B, pc, target, w);
 }
 
-static void tramp_fill(struct ulsm_insn *out, uint32_t w, uintptr_t resume)
+/*
+ * What gcc puts between the call and the label of the next statement when
+ * the result must survive another call: `mov w19, w0` and the like, MOV
+ * (register), an alias of ORR (shifted register) with the zero register
+ * and no shift, either width. Instructions are whole aligned words, so
+ * there is no stray byte to mistake for a call.
+ */
+static size_t reg_move(uintptr_t end, size_t len)
 {
-	memset(out, 0, sizeof(*out));
-	out->len = 8;
-	put_word(out, 0, A64_BTI_C);
-	put_word(out, TRAMP_INSN, w);
-	out->resume = resume;
+	return len == 4 && (word_at(end - 4) & 0x7fe0ffe0u) == 0x2a0003e0u ?
+	       4 : 0;
 }
 
-int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, enum ulsm_static_call_form *form)
-{
-	uintptr_t pc = tramp + TRAMP_INSN;
-	uint32_t w;
+static const struct word_isa a64 = {
+	.nop = A64_NOP,
+	.jump = { A64_B, A64_B_MASK },
+	.encode_jump = encode_b,
+	.jump_target = branch_target,
+	.pad = A64_BTI_C,
+	.sig = 0x00005553u,			/* UDF #0x5553 */
+	.align = 32,
+	.tail = {	/* ADRP/LDR carry offsets */
+		{ 0x90000010u, 0x9f00001fu },	/* adrp x16, ENTRY */
+		{ 0xf9400210u, 0xffc003ffu },	/* ldr x16, [x16, #:lo12:ENTRY] */
+		{ 0xf9400210u, 0xffffffffu },	/* ldr x16, [x16] */
+		{ 0xb4000070u, 0xffffffffu },	/* cbz x16, .+12 (the ret) */
+		{ 0xd61f0200u, 0xffffffffu },	/* br x16 */
+		{ 0xd2800000u, 0xffffffffu },	/* mov x0, #0 */
+		{ 0xd65f03c0u, 0xffffffffu },	/* ret */
+	},
+	.tramp_entry = tramp_entry,
+	.insn_align = 4,
+	.reg_move = reg_move,
+};
 
-	if (!func) {
-		encode_branch(A64_B, pc, tramp + TRAMP_RET, &w);
-		tramp_fill(out, w, tramp + TRAMP_RET);
-		*form = ULSM_SC_FORM_NULL;
-		return 0;
-	}
-	if (func == (uintptr_t)__static_call_return0) {
-		encode_branch(A64_B, pc, tramp + TRAMP_RET0, &w);
-		tramp_fill(out, w, tramp + TRAMP_RET0);
-		*form = ULSM_SC_FORM_DIRECT;
-		return 0;
-	}
-	if (!encode_branch(A64_B, pc, func, &w)) {
-		tramp_fill(out, w, func);
-		*form = ULSM_SC_FORM_DIRECT;
-		return 0;
-	}
-	/*
-	 * The indirect form loads the key through the call table entry the
-	 * trampoline was assembled with: it must be @slot's key, or the
-	 * trampoline would jump through another key's target.
-	 */
-	if (!tramp_intact(tramp) ||
-	    *(const uintptr_t *)tramp_entry(tramp) != slot)
-		return -ERANGE;
-	tramp_fill(out, A64_NOP, func);
-	*form = ULSM_SC_FORM_INDIRECT;
-	return 0;
-}
-
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
-		    enum ulsm_static_call_form *form)
-{
-	uintptr_t pc = tramp + TRAMP_INSN, target;
-	uint32_t w;
-
-	if (!tramp_intact(tramp))
-		return -EILSEQ;
-	w = word_at(pc);
-	if (w == A64_NOP) {
-		/* The key's current target, as the tail would load it. */
-		const uintptr_t *key = *(const uintptr_t *const *)tramp_entry(tramp);
-
-		tramp_fill(cur, w, *key ? *key : tramp + TRAMP_RET);
-		*form = ULSM_SC_FORM_INDIRECT;
-		return 0;
-	}
-	if ((w & A64_B_MASK) != A64_B)
-		return -EILSEQ;
-	target = branch_target(w, pc);
-	tramp_fill(cur, w, target);
-	*form = target == tramp + TRAMP_RET ? ULSM_SC_FORM_NULL :
-		ULSM_SC_FORM_DIRECT;
-	return 0;
-}
+/*
+ * Trampolines, and arch_find_call: `bl callee` ending at the label, or
+ * followed by register moves.
+ */
+WORD_ARCH_FUNCTIONS(a64)

@@ -34,7 +34,6 @@
  * | JAL ra, off      | 000000ef | imm             | JAL (J-type)          |
  * | AUIPC ra, hi     | 00000097 | hi << 12        | AUIPC (U-type)        |
  * | JALR ra, lo(ra)  | 000080e7 | lo << 20        | JALR (I-type)         |
- * | EBREAK           | 00100073                   | EBREAK                |
  * | FENCE.I          | 0000100f                   | Zifencei              |
  * | ADDI rd, rs, 0   | 00000013 | rs << 15 | rd << 7 | MV                |
  * | C.MV rd, rs      | 8002 | rd << 7 | rs << 2   | "C" (RVC), C.MV       |
@@ -44,8 +43,6 @@
  */
 #include <errno.h>
 #include <string.h>
-
-#include <ulsm/static_call.h>
 
 #include "engine/arch/word.h"
 
@@ -198,14 +195,12 @@ int arch_decode_call(uintptr_t site, uintptr_t *target)
  * What gcc puts between the call and the label of the next statement
  * when the result must survive another call: `mv s0, a0` (C.MV, or ADDI
  * rd, rs, 0 without the C extension) and `sext.w` (ADDIW rd, rs, 0, or
- * C.ADDIW rd, 0). The lengths of the instructions before the label are
- * not known when reading backwards: a candidate is taken only if it
- * decodes as one of these, and the call before them as a call of exactly
- * the trampoline, ending where they begin.
+ * C.ADDIW rd, 0), of @len bytes ending at @end (arch_find_call, below,
+ * takes a candidate only if it decodes as one of these).
  */
-static size_t reg_move_len(uintptr_t end, bool four)
+static size_t reg_move(uintptr_t end, size_t len)
 {
-	if (four) {
+	if (len == 4) {
 		uint32_t w = word_at(end - 4);
 
 		/* ADDI / ADDIW rd, rs, 0, rd not x0 (that is the NOP) */
@@ -225,42 +220,6 @@ static size_t reg_move_len(uintptr_t end, bool four)
 			return 2;
 		return 0;
 	}
-}
-
-/* At most this many moves between the call and its label. */
-#define RV_MAX_CALL_GAP	3
-
-static int find_call_at(uintptr_t end, uintptr_t callee, int gap,
-			uintptr_t *site)
-{
-	uintptr_t target;
-
-	if (!arch_decode_call(end - 4, &target) &&
-	    (!callee || target == callee)) {
-		*site = end - 4;
-		return 0;
-	}
-	if (gap == RV_MAX_CALL_GAP)
-		return -EILSEQ;
-	for (int four = 0; four <= 1; four++) {
-		size_t len = reg_move_len(end, four);
-
-		if (len && !find_call_at(end - len, callee, gap + 1, site))
-			return 0;
-	}
-	return -EILSEQ;
-}
-
-int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
-{
-	/*
-	 * Only a call aligned to 4 can be patched (see above):
-	 * arch_decode_call() takes no other, so one that is not is not
-	 * found, and the site keeps calling its trampoline.
-	 */
-	if (label & 1)
-		return -EILSEQ;
-	return find_call_at(label, callee, 0, site);
 }
 
 /*
@@ -304,37 +263,20 @@ int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
 		intptr_t lo = (intptr_t)(target - base);
 
 		if (lo >= -2048 && lo < 2048) {
-			one_word(out, RV_JALR_RA | (uint32_t)lo << 20, target);
-			out->link = site + 4;
+			one_word_call(out, RV_JALR_RA | (uint32_t)lo << 20,
+				      site, target);
 			return 0;
 		}
 	}
 	ret = encode_jal(RV_JAL_RA, site, target, &w);
-	if (ret)
-		return ret;
-	one_word(out, w, target);
-	out->link = site + 4;
-	return 0;
-}
-
-bool arch_calls_patchable(void)
-{
-	/*
-	 * A jal written in place is a real call: nothing is pushed by hand,
-	 * so a Zicfiss shadow stack (pushed by the callee's sspush) sees
-	 * only real calls.
-	 */
-	return true;
+	if (!ret)
+		one_word_call(out, w, site, target);
+	return ret;
 }
 
 /*
- * Static-call trampolines (layout in include/ulsm/arch/riscv64.h).
- *
- * The region the core compares and rewrites is words 0-1: the landing
- * pad (never changes; comparing it checks that it is intact) and the
- * instruction. The core stores only the word that changes
- * (src/engine/patch.c, apply_atomic_word), so each update is one store of
- * word 1:
+ * Static-call trampolines (layout in include/ulsm/arch/riscv64.h; what
+ * aarch64 and riscv64 share: src/engine/arch/word.h):
  *
  * | form     | word 1          | continues at        |
  * |----------|-----------------|---------------------|
@@ -342,28 +284,7 @@ bool arch_calls_patchable(void)
  * | RET0     | jal zero, +24   | li a0, 0; ret       |
  * | null     | jal zero, +28   | ret                 |
  * | indirect | nop             | key->func, via t1   |
- *
- * RET0 is reported as the direct form, as on x86-64, where it jumps to
- * __static_call_return0.
  */
-#define TRAMP_INSN	4	/* offset of the instruction */
-#define TRAMP_RET0	28
-#define TRAMP_RET	32
-#define TRAMP_SIG	36
-#define TRAMP_SIG_WORD	0x55530000u	/* bits 15:0 zero: illegal */
-
-/* Words 2-8, the fixed tail: value and mask (AUIPC/LD carry offsets). */
-static const struct {
-	uint32_t value, mask;
-} tramp_tail[] = {
-	{ 0x00000317u, 0x00000fffu },	/* auipc t1, %pcrel_hi(ENTRY) */
-	{ 0x00033303u, 0x000fffffu },	/* ld t1, %pcrel_lo(t1) */
-	{ 0x00033303u, 0xffffffffu },	/* ld t1, 0(t1) */
-	{ 0x00030663u, 0xffffffffu },	/* beqz t1, .+12 (the ret) */
-	{ 0x00030067u, 0xffffffffu },	/* jr t1 */
-	{ 0x00000513u, 0xffffffffu },	/* li a0, 0 */
-	{ 0x00008067u, 0xffffffffu },	/* ret */
-};
 
 /*
  * The call table entry the trampoline's AUIPC/LD pair points at: AUIPC
@@ -378,85 +299,37 @@ static uintptr_t tramp_entry(uintptr_t tramp)
 	return tramp + 8 + (uintptr_t)u_imm(auipc) + (uintptr_t)i_imm(ld);
 }
 
-static bool tramp_intact(uintptr_t tramp)
+static int encode_j(uintptr_t pc, uintptr_t target, uint32_t *w)
 {
-	if ((tramp & 7) || word_at(tramp) != RV_LPAD0 ||
-	    word_at(tramp + TRAMP_SIG) != TRAMP_SIG_WORD)
-		return false;
-	for (size_t i = 0; i < sizeof(tramp_tail) / sizeof(tramp_tail[0]); i++)
-		if ((word_at(tramp + 8 + 4 * i) & tramp_tail[i].mask) !=
-		    tramp_tail[i].value)
-			return false;
-	return true;
+	return encode_jal(RV_J, pc, target, w);
 }
 
-static void tramp_fill(struct ulsm_insn *out, uint32_t w, uintptr_t resume)
-{
-	memset(out, 0, sizeof(*out));
-	out->len = 8;
-	put_word(out, 0, RV_LPAD0);
-	put_word(out, TRAMP_INSN, w);
-	out->resume = resume;
-}
+static const struct word_isa rv = {
+	.nop = RV_NOP,
+	.jump = { RV_J, RV_JAL_MASK },
+	.encode_jump = encode_j,
+	.jump_target = jal_target,
+	.pad = RV_LPAD0,
+	.sig = 0x55530000u,			/* bits 15:0 zero: illegal */
+	.align = 8,
+	.tail = {	/* AUIPC/LD carry offsets */
+		{ 0x00000317u, 0x00000fffu },	/* auipc t1, %pcrel_hi(ENTRY) */
+		{ 0x00033303u, 0x000fffffu },	/* ld t1, %pcrel_lo(t1) */
+		{ 0x00033303u, 0xffffffffu },	/* ld t1, 0(t1) */
+		{ 0x00030663u, 0xffffffffu },	/* beqz t1, .+12 (the ret) */
+		{ 0x00030067u, 0xffffffffu },	/* jr t1 */
+		{ 0x00000513u, 0xffffffffu },	/* li a0, 0 */
+		{ 0x00008067u, 0xffffffffu },	/* ret */
+	},
+	.tramp_entry = tramp_entry,
+	.insn_align = 2,
+	.reg_move = reg_move,
+};
 
-int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, enum ulsm_static_call_form *form)
-{
-	uintptr_t pc = tramp + TRAMP_INSN;
-	uint32_t w;
-
-	if (!func) {
-		encode_jal(RV_J, pc, tramp + TRAMP_RET, &w);
-		tramp_fill(out, w, tramp + TRAMP_RET);
-		*form = ULSM_SC_FORM_NULL;
-		return 0;
-	}
-	if (func == (uintptr_t)__static_call_return0) {
-		encode_jal(RV_J, pc, tramp + TRAMP_RET0, &w);
-		tramp_fill(out, w, tramp + TRAMP_RET0);
-		*form = ULSM_SC_FORM_DIRECT;
-		return 0;
-	}
-	if (!encode_jal(RV_J, pc, func, &w)) {
-		tramp_fill(out, w, func);
-		*form = ULSM_SC_FORM_DIRECT;
-		return 0;
-	}
-	/*
-	 * The indirect form loads the key through the call table entry the
-	 * trampoline was assembled with: it must be @slot's key, or the
-	 * trampoline would jump through another key's target.
-	 */
-	if (!tramp_intact(tramp) ||
-	    *(const uintptr_t *)tramp_entry(tramp) != slot)
-		return -ERANGE;
-	tramp_fill(out, RV_NOP, func);
-	*form = ULSM_SC_FORM_INDIRECT;
-	return 0;
-}
-
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
-		    enum ulsm_static_call_form *form)
-{
-	uintptr_t pc = tramp + TRAMP_INSN, target;
-	uint32_t w;
-
-	if (!tramp_intact(tramp))
-		return -EILSEQ;
-	w = word_at(pc);
-	if (w == RV_NOP) {
-		/* The key's current target, as the tail would load it. */
-		const uintptr_t *key = *(const uintptr_t *const *)tramp_entry(tramp);
-
-		tramp_fill(cur, w, *key ? *key : tramp + TRAMP_RET);
-		*form = ULSM_SC_FORM_INDIRECT;
-		return 0;
-	}
-	if ((w & RV_JAL_MASK) != RV_J)
-		return -EILSEQ;
-	target = jal_target(w, pc);
-	tramp_fill(cur, w, target);
-	*form = target == tramp + TRAMP_RET ? ULSM_SC_FORM_NULL :
-		ULSM_SC_FORM_DIRECT;
-	return 0;
-}
+/*
+ * Trampolines, and arch_find_call. A call at an address that is not a
+ * multiple of 4 cannot be patched (see above): arch_decode_call() takes
+ * no other, so one that is not is not found, and the site keeps calling
+ * its trampoline.
+ */
+WORD_ARCH_FUNCTIONS(rv)
