@@ -36,7 +36,8 @@
  *     have or lack is said by its public header (include/ulsm/arch/<arch>.h,
  *     chosen by <ulsm/arch.h>, the one place that decides the
  *     architecture), and this file fills in what is absent under #ifndef:
- *     the hook entries' forms (ULSM__ARCH_HAS_HOOK_ENTRY).
+ *     the hook entries' forms (ULSM__ARCH_HAS_HOOK_ENTRY), the CPU's
+ *     counter (ULSM__ARCH_HAS_COUNTER).
  */
 #ifndef ULSM_SRC_ARCH_H
 #define ULSM_SRC_ARCH_H
@@ -274,5 +275,33 @@ void arch_context_set_pc(void *ucontext, uintptr_t pc);
  * zone is dead there.
  */
 void arch_context_link(void *ucontext, uintptr_t link);
+
+/*
+ * The CPU's cycle or timer counter, where the back end has one: a few
+ * cycles to read from user space, no system call. The recorder's clock
+ * (src/trace/clock.h) reads it for every event, through the engine
+ * (ulsm_counter_read(), src/engine/engine.h).
+ *
+ * ulsm__arch_counter_read: the counter now; inline, in the back end's
+ * public header, which then defines ULSM__ARCH_HAS_COUNTER (x86-64:
+ * rdtsc; aarch64: cntvct_el0).
+ * arch_counter_usable: whether it runs at one rate on every CPU, in
+ * every power state, in step across CPUs: only then can two threads'
+ * readings be compared and converted to CLOCK_MONOTONIC. Asked once.
+ */
+#ifdef ULSM__ARCH_HAS_COUNTER
+bool arch_counter_usable(void);
+#else
+/* None: riscv64 (rdtime may trap to the firmware), the generic back end. */
+static inline uint64_t ulsm__arch_counter_read(void)
+{
+	return 0;
+}
+
+static inline bool arch_counter_usable(void)
+{
+	return false;
+}
+#endif
 
 #endif /* ULSM_SRC_ARCH_H */

@@ -48,3 +48,19 @@ bool ulsm_caps_emulated(void)
 {
 	return __atomic_load_n(&emulated, __ATOMIC_RELAXED) > 0;
 }
+
+/*
+ * A constant of the machine, as the capabilities above: threads that race
+ * here ask the same question and store the same answer.
+ */
+bool ulsm_counter_usable(void)
+{
+	static int usable = -1;
+	int v = __atomic_load_n(&usable, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		v = arch_counter_usable();
+		__atomic_store_n(&usable, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}

@@ -335,6 +335,18 @@ const struct ulsm_caps *ulsm_caps(void);
 bool ulsm_caps_fetch_misses_procmem(int fd);
 bool ulsm_caps_emulated(void);
 
+/*
+ * The CPU's counter, for timestamps (src/engine/arch.h): its value now
+ * (0 where the back end has none), and whether it can time events (one
+ * rate on every CPU, in step), asked of the back end once.
+ */
+static inline uint64_t ulsm_counter_read(void)
+{
+	return ulsm__arch_counter_read();
+}
+
+bool ulsm_counter_usable(void);
+
 /* --- the one transaction (src/engine/txn.c) ---------------------------------- */
 
 /*
