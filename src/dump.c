@@ -201,8 +201,7 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 		sites = ulsm_call_sites_count(key, &direct);
 		if (tramps) {
 			enum ulsm_static_call_form form;
-			struct ulsm_insn cur;
-			bool known = !arch_read_tramp(tramp, &cur, &form);
+			bool known = !ulsm_tramp_form(tramp, &form);
 			fprintf(f, "  ");
 			put_addr(f, (const void *)tramp);
 			fprintf(f, " -> ");

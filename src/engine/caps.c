@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The engine's capabilities: what the back end needs, decided once and
- * read by the engine alone (docs/patching-protocol.md, "Capabilities").
- * This file and the back ends are the only readers of arch_protocol and
- * arch_has_sync_fetch: the commit (src/engine/txn.c, patch.c), the writer
- * and the sync ask here, and no layer above the engine asks which back
- * end it runs on.
+ * The engine's capabilities: what the back end needs, decided once
+ * (docs/patching-protocol.md, "Capabilities"). This file and the back
+ * ends are the only readers of arch_protocol, arch_has_sync_fetch and
+ * arch_calls_patchable: the commit (src/engine/txn.c, patch.c), the
+ * writer and the sync ask here, and no layer above the engine asks which
+ * back end it runs on.
  */
 #include "engine/engine.h"
 
@@ -24,6 +24,12 @@ const struct ulsm_caps *ulsm_caps(void)
 		caps.breakpoints = arch_protocol == ULSM_PROTO_BREAKPOINT;
 		caps.one_word = arch_protocol == ULSM_PROTO_ATOMIC_WORD;
 		caps.sync_fetch = caps.patches_code && arch_has_sync_fetch;
+		/*
+		 * A process turns its shadow stack on at start-up (the
+		 * dynamic loader), before it registers objects and sites.
+		 */
+		caps.calls_patchable = caps.patches_code &&
+				       arch_calls_patchable();
 		__atomic_store_n(&caps_ready, 1, __ATOMIC_RELEASE);
 	}
 	return &caps;
