@@ -22,6 +22,10 @@
  * the data-only back end in src/engine/arch/generic/. aarch64 and riscv64
  * share what does not depend on the encoding (src/engine/arch/word.h).
  *
+ * Only the engine calls these. The layers above say what a site does
+ * (struct ulsm_form, src/engine/engine.h), and src/engine/forms.c asks the
+ * back end for the instructions.
+ *
  * Defaults. A back end writes only what it has; what it leaves out is
  * filled in one place, in one of two ways:
  *
@@ -130,7 +134,7 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
  * arch_calls_patchable: whether a trapped call may be emulated in this
  * process (x86: not under a shadow stack, which a return address written
  * by hand would contradict). When false, call sites are left calling
- * their trampolines.
+ * their trampolines. Asked once (the capability calls_patchable).
  */
 int arch_decode_call(uintptr_t site, uintptr_t *target);
 int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site);
