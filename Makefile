@@ -42,10 +42,9 @@ endif
 MACHINE		:= $(shell $(CC) -dumpmachine 2>/dev/null)
 ARCH		?= $(firstword $(subst -, ,$(MACHINE)))
 BACKEND		?= auto
-# The patching back ends: one folder each under src/engine/arch/ (its
-# sources are the folder's .c files), beside the generic one, which any
-# other machine gets.
-ARCH_BACKENDS	:= $(filter-out generic,$(notdir $(wildcard src/engine/arch/*)))
+# The patching back ends: one folder each under src/engine/arch/, beside
+# the generic one, which any other machine gets.
+ARCH_BACKENDS	:= $(filter-out generic,$(notdir $(patsubst %/,%,$(wildcard src/engine/arch/*/))))
 ifeq ($(BACKEND),auto)
 BACKEND_EFF	:= $(if $(filter $(ARCH_BACKENDS),$(ARCH)),$(ARCH),generic)
 else
@@ -83,8 +82,14 @@ LDLIBS_ALL	:= -pthread -ldl $(LDLIBS)
 # patching engine and its back end, static keys and calls, the hook
 # framework and the tracepoints, and on top the start-up and the dump.
 LIB_LAYERS	:= base engine static lsm trace control
+# A back end's sources are its folder's .c files, and each of the generic
+# back end's for which its folder has no file of the same name (musl's
+# rule): the generic back end's files are every back end's defaults
+# (src/engine/arch.h).
+ARCH_SRCS	:= $(wildcard src/engine/arch/$(BACKEND_EFF)/*.c)
+ARCH_SRCS	+= $(filter-out $(ARCH_SRCS:src/engine/arch/$(BACKEND_EFF)/%=src/engine/arch/generic/%),$(wildcard src/engine/arch/generic/*.c))
 LIB_SRCS	:= $(foreach l,$(LIB_LAYERS),$(wildcard src/$(l)/*.c)) src/init.c src/dump.c \
-		   $(wildcard src/engine/arch/$(BACKEND_EFF)/*.c)
+		   $(ARCH_SRCS)
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(BUILD)/%.o)
 
 STATIC_LIB	:= $(BUILD)/libulsm.a

@@ -191,7 +191,7 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 		const struct static_call_key *key = s[i].key;
 		size_t j = i, tramps = 0;
 		uintptr_t tramp = 0;
-		int form = 0, sites, direct;
+		int sites, direct;
 
 		for (; j < n && s[j].key == s[i].key; j++)
 			if (s[j].kind == &ulsm_kind_trampoline) {
@@ -200,10 +200,8 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 			}
 		sites = ulsm_call_sites_count(key, &direct);
 		if (tramps) {
-			struct ulsm_insn cur;
-
-			if (arch_read_tramp(tramp, &cur, &form))
-				form = -1;
+			enum ulsm_static_call_form form;
+			bool known = !ulsm_tramp_form(tramp, &form);
 			fprintf(f, "  ");
 			put_addr(f, (const void *)tramp);
 			fprintf(f, " -> ");
@@ -211,8 +209,8 @@ static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
 				put_addr(f, key->func);
 			else
 				fprintf(f, "NULL");
-			fprintf(f, ", %s form", form < 0 ? "unknown" :
-				ulsm_static_call_form_name(form));
+			fprintf(f, ", %s form", known ?
+				ulsm_static_call_form_name(form) : "unknown");
 			if (sites > 0)
 				fprintf(f, ", %d call site(s), %d direct",
 					sites, direct);

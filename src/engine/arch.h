@@ -10,22 +10,48 @@
  *   - how to encode each instruction the core asks for, and where a thread
  *     that meets the breakpoint mid-patch continues as that instruction
  *     would (struct ulsm_insn.resume);
- *   - its breakpoint instruction, how to serialise the local core and how
- *     to make new instructions visible to instruction fetch;
- *   - how to read and set the program counter of an interrupted context.
+ *   - how to serialise the local core and how to make new instructions
+ *     visible to instruction fetch;
+ *   - for the breakpoint protocol, its breakpoint and how to read and set
+ *     the program counter of an interrupted context.
  *
  * x86-64 implements it in src/engine/arch/x86_64/, aarch64 in src/engine/arch/aarch64/
  * (ULSM_PROTO_ATOMIC_WORD: one aligned 32-bit store of B, BL or NOP, then
  * arch_flush_icache()), riscv64 in src/engine/arch/riscv64/ (the same
  * protocol with NOP, JAL and JALR, and a fetch sync: arch_sync_fetch()),
- * the data-only back end in src/engine/arch/generic/.
+ * the data-only back end in src/engine/arch/generic/. aarch64 and riscv64
+ * share what does not depend on the encoding (src/engine/arch/word.h).
+ *
+ * Only the engine calls these. The layers above say what a site does
+ * (struct ulsm_form, src/engine/engine.h), and src/engine/forms.c asks the
+ * back end for the instructions.
+ *
+ * Defaults. A back end writes only what it has; what it leaves out is
+ * filled in one place, in one of two ways:
+ *
+ *   - by file, as musl does: a back end's sources are its folder's .c
+ *     files and each file of src/engine/arch/generic/ for which its folder
+ *     has no file of the same name (the Makefile). The generic back end's
+ *     files are thus every back end's defaults: trap.c (no breakpoint
+ *     protocol), fetch.c (fetch coherent with stores, the kernel's too),
+ *     sync_fetch.c (no fetch sync). insn.c is the generic back end's own,
+ *     and every patching back end has its own.
+ *   - by header, as liburcu does: what the inline fast paths of a back end
+ *     have or lack is said by its public header (include/ulsm/arch/<arch>.h,
+ *     chosen by <ulsm/arch.h>, the one place that decides the
+ *     architecture), and this file fills in what is absent under #ifndef:
+ *     the hook entries' forms (ULSM__ARCH_HAS_HOOK_ENTRY), the CPU's
+ *     counter (ULSM__ARCH_HAS_COUNTER).
  */
 #ifndef ULSM_SRC_ARCH_H
 #define ULSM_SRC_ARCH_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <ulsm/static_call.h>	/* enum ulsm_static_call_form */
 
 enum ulsm_protocol {
 	/* Nothing is patched (generic back end). */
@@ -62,10 +88,6 @@ struct ulsm_insn {
 
 extern const enum ulsm_protocol arch_protocol;
 
-/* The breakpoint instruction and its length (x86: int3, 1 byte). */
-extern const uint8_t arch_breakpoint[];
-extern const size_t arch_breakpoint_len;
-
 /*
  * Encode a static-branch site at @site: a jump to @target if @jump, else a
  * NOP of the same length. Return 0 or -ERANGE if @target is out of reach.
@@ -81,15 +103,16 @@ int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
  * the direct form when @func is in reach, else the indirect one (x86-64:
  * in a trampoline built for retpolines, a jump to its own stub); always a
  * single instruction (see src/engine/arch/x86_64/insn.c for why). Sets *form to
- * an enum ulsm_static_call_form.
+ * the form it is (ULSM_SC_FORM_NULL, _DIRECT, _INDIRECT).
  * Return 0 or -ERANGE (neither form reaches).
  *
  * arch_read_tramp: check the signature of the trampoline at @tramp and
  * decode its instruction into @cur (any legal form). Return 0 or -EILSEQ.
  */
 int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, int *form);
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
+		      struct ulsm_insn *out, enum ulsm_static_call_form *form);
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
+		    enum ulsm_static_call_form *form);
 
 /*
  * Call sites (inline static calls): a direct call instruction, recorded
@@ -111,7 +134,7 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form);
  * arch_calls_patchable: whether a trapped call may be emulated in this
  * process (x86: not under a shadow stack, which a return address written
  * by hand would contradict). When false, call sites are left calling
- * their trampolines.
+ * their trampolines. Asked once (the capability calls_patchable).
  */
 int arch_decode_call(uintptr_t site, uintptr_t *target);
 int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site);
@@ -164,9 +187,35 @@ bool arch_calls_patchable(void);
  * M stub, "call <slot's indirect stub>; jmp site + len"). For processes
  * with a shadow stack. Return 0 or -ERANGE.
  */
+#ifdef ULSM__ARCH_HAS_HOOK_ENTRY
 int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out);
 int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
 			 struct ulsm_insn *out);
+#else
+/*
+ * No entries: hooks are dispatched by the unrolled walk
+ * (<ulsm/lsm_hooks.h>), no R or C site is ever recorded, and these are
+ * never asked for one.
+ */
+static inline int arch_encode_return(uintptr_t site, uintptr_t thunk,
+				     struct ulsm_insn *out)
+{
+	(void)site;
+	(void)thunk;
+	(void)out;
+	return -ENOTSUP;
+}
+
+static inline int arch_encode_call_via(uintptr_t site, uintptr_t target,
+				       uintptr_t stub, struct ulsm_insn *out)
+{
+	(void)site;
+	(void)target;
+	(void)stub;
+	(void)out;
+	return -ENOTSUP;
+}
+#endif
 
 /* Execute a core-serialising instruction on the calling CPU. */
 void arch_serialize(void);
@@ -189,8 +238,8 @@ void arch_flush_icache(void *addr, size_t len);
  * arch_sync_fetch_name its name (ulsm_sync_method()). arch_sync_fetch()
  * makes it, for what arch_flush_icache() was told since the last call
  * that succeeded, through src/base/sys.c; 0 or a negative errno. The
- * engine makes it the core sync (src/engine/sync_core.c); a back end
- * without one returns -ENOSYS.
+ * engine makes it the core sync (src/engine/sync_core.c). The default
+ * (generic/sync_fetch.c) has none, and returns -ENOSYS.
  */
 extern const bool arch_has_sync_fetch;
 extern const char arch_sync_fetch_name[];
@@ -203,26 +252,60 @@ int arch_sync_fetch(void);
  * of a batch that writes through /proc/self/mem; when true, the writer
  * also opens the mprotect windows then, and gives each page it writes
  * its window's protection again, which the emulator notices
- * (src/engine/text_write.c). False on hardware.
+ * (src/engine/text_write.c). False on hardware, and by default
+ * (generic/fetch.c, with an arch_flush_icache() that has nothing to do).
  */
 bool arch_fetch_misses_procmem(int fd);
 
-/* Program counter of a signal's interrupted context, and setting it. */
+/*
+ * The breakpoint protocol's trap (src/engine/trap.c): the breakpoint
+ * instruction and its length (x86: int3, 1 byte, reported after it);
+ * whether a SIGTRAP with this si_code can come from it (x86-64 Linux
+ * reports int3 as SI_KERNEL); the program counter of the interrupted
+ * context, and setting it. The default (generic/trap.c) has none: the
+ * engine installs its handler only for ULSM_PROTO_BREAKPOINT.
+ */
+extern const uint8_t arch_breakpoint[];
+extern const size_t arch_breakpoint_len;
+bool arch_trap_is_breakpoint(int si_code);
+
 uintptr_t arch_context_pc(const void *ucontext);
 void arch_context_set_pc(void *ucontext, uintptr_t pc);
 
 /*
  * Give an interrupted context the return address @link, as a call would
- * (x86-64 pushes it; aarch64 will set x30). Only used at call sites, where
+ * (x86-64 pushes it). Only used at call sites, where
  * the compiler expects the call to write below the stack pointer: the red
  * zone is dead there.
  */
 void arch_context_link(void *ucontext, uintptr_t link);
 
 /*
- * Whether a SIGTRAP with this si_code can come from our breakpoint
- * instruction (x86-64 Linux reports int3 as SI_KERNEL).
+ * The CPU's cycle or timer counter, where the back end has one: a few
+ * cycles to read from user space, no system call. The recorder's clock
+ * (src/trace/clock.h) reads it for every event, through the engine
+ * (ulsm_counter_read(), src/engine/engine.h).
+ *
+ * ulsm__arch_counter_read: the counter now; inline, in the back end's
+ * public header, which then defines ULSM__ARCH_HAS_COUNTER (x86-64:
+ * rdtsc; aarch64: cntvct_el0).
+ * arch_counter_usable: whether it runs at one rate on every CPU, in
+ * every power state, in step across CPUs: only then can two threads'
+ * readings be compared and converted to CLOCK_MONOTONIC. Asked once.
  */
-bool arch_trap_is_breakpoint(int si_code);
+#ifdef ULSM__ARCH_HAS_COUNTER
+bool arch_counter_usable(void);
+#else
+/* None: riscv64 (rdtime may trap to the firmware), the generic back end. */
+static inline uint64_t ulsm__arch_counter_read(void)
+{
+	return 0;
+}
+
+static inline bool arch_counter_usable(void)
+{
+	return false;
+}
+#endif
 
 #endif /* ULSM_SRC_ARCH_H */

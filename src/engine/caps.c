@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The engine's capabilities: what the back end needs, decided once and
- * read by the engine alone (docs/patching-protocol.md, "Capabilities").
- * This file and the back ends are the only readers of arch_protocol and
- * arch_has_sync_fetch: the commit (src/engine/txn.c, patch.c), the writer
- * and the sync ask here, and no layer above the engine asks which back
- * end it runs on.
+ * The engine's capabilities: what the back end needs, decided once
+ * (docs/patching-protocol.md, "Capabilities"). This file and the back
+ * ends are the only readers of arch_protocol, arch_has_sync_fetch and
+ * arch_calls_patchable: the commit (src/engine/txn.c, patch.c), the
+ * writer and the sync ask here, and no layer above the engine asks which
+ * back end it runs on.
  */
 #include "engine/engine.h"
 
@@ -24,6 +24,12 @@ const struct ulsm_caps *ulsm_caps(void)
 		caps.breakpoints = arch_protocol == ULSM_PROTO_BREAKPOINT;
 		caps.one_word = arch_protocol == ULSM_PROTO_ATOMIC_WORD;
 		caps.sync_fetch = caps.patches_code && arch_has_sync_fetch;
+		/*
+		 * A process turns its shadow stack on at start-up (the
+		 * dynamic loader), before it registers objects and sites.
+		 */
+		caps.calls_patchable = caps.patches_code &&
+				       arch_calls_patchable();
 		__atomic_store_n(&caps_ready, 1, __ATOMIC_RELEASE);
 	}
 	return &caps;
@@ -47,4 +53,20 @@ bool ulsm_caps_fetch_misses_procmem(int fd)
 bool ulsm_caps_emulated(void)
 {
 	return __atomic_load_n(&emulated, __ATOMIC_RELAXED) > 0;
+}
+
+/*
+ * A constant of the machine, as the capabilities above: threads that race
+ * here ask the same question and store the same answer.
+ */
+bool ulsm_counter_usable(void)
+{
+	static int usable = -1;
+	int v = __atomic_load_n(&usable, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		v = arch_counter_usable();
+		__atomic_store_n(&usable, v, __ATOMIC_RELAXED);
+	}
+	return v;
 }

@@ -19,6 +19,7 @@
  *   registry.c    every registered site, by address and by key
  *   object.c      objects' tables, kinds of site, pending objects
  *   caps.c        what the back end needs, decided once
+ *   forms.c       what a site does, in the back end's instructions
  *   txn.c         the one transaction: every change of code
  *   patch.c       the protocol: verify, patch a stage, roll back
  *   text_write.c  writing text (/proc/self/mem, mprotect windows)
@@ -27,7 +28,9 @@
  *   settings.c    the engine's public settings and names
  *   grace.c       grace periods: waiting for threads to leave code
  *   targets.c     the static calls' built-in targets (return 0, no-op)
- *   arch/         the back ends' instruction encodings (src/engine/arch.h)
+ *   arch/         the back ends' instruction encodings (src/engine/arch.h),
+ *                 for the engine alone: the layers above say what a site
+ *                 does (struct ulsm_form, below), never which instruction
  */
 #ifndef ULSM_SRC_ENGINE_H
 #define ULSM_SRC_ENGINE_H
@@ -305,7 +308,10 @@ typedef enum ulsm_trap_action (*ulsm_trap_lookup_fn)(uintptr_t addr,
 
 /*
  * What the back end needs (docs/patching-protocol.md, "Capabilities"),
- * decided once by the engine and read by the engine alone.
+ * decided once by the engine, and applied by it. A layer above reads one
+ * only to choose what it asks for, never an instruction: patches_code (a
+ * static call without code is a pointer), calls_patchable (a call site
+ * stays on its trampoline; a hook entry's call goes through its stub).
  * @patches_code: code is patched (false: the generic back end, whose
  *                transactions are their stores, and whose objects
  *                register no sites)
@@ -317,12 +323,16 @@ typedef enum ulsm_trap_action (*ulsm_trap_lookup_fn)(uintptr_t addr,
  *                is the core sync, and a CPU's own serialisation does not
  *                follow a thread that moves: the signal round alone is no
  *                sync there (src/engine/sync_core.c)
+ * @calls_patchable: a call site may be patched (x86-64: not under a
+ *                shadow stack, where a trapped call cannot be emulated);
+ *                asked of the back end once, a system call
  */
 struct ulsm_caps {
 	bool patches_code;
 	bool breakpoints;
 	bool one_word;
 	bool sync_fetch;
+	bool calls_patchable;
 };
 
 const struct ulsm_caps *ulsm_caps(void);
@@ -334,6 +344,18 @@ const struct ulsm_caps *ulsm_caps(void);
  */
 bool ulsm_caps_fetch_misses_procmem(int fd);
 bool ulsm_caps_emulated(void);
+
+/*
+ * The CPU's counter, for timestamps (src/engine/arch.h): its value now
+ * (0 where the back end has none), and whether it can time events (one
+ * rate on every CPU, in step), asked of the back end once.
+ */
+static inline uint64_t ulsm_counter_read(void)
+{
+	return ulsm__arch_counter_read();
+}
+
+bool ulsm_counter_usable(void);
 
 /* --- the one transaction (src/engine/txn.c) ---------------------------------- */
 
@@ -420,6 +442,107 @@ static inline bool ulsm_txn_has_code(const struct ulsm_txn *t)
  */
 int ulsm_txn_commit(struct ulsm_txn *t);
 void ulsm_txn_free(struct ulsm_txn *t);
+
+/* --- what a site does (src/engine/forms.c) ---------------------------- */
+
+/*
+ * The layers above say what a site does; the engine, through its back
+ * end, in which instruction, and adds the change of each site to a
+ * transaction in one call, as the kernel's generic code makes one arch
+ * call per change (arch_jump_label_transform, arch_static_call_transform).
+ * Each form is one instruction the engine replaces whole.
+ */
+enum ulsm_op {
+	ULSM_OP_NOP,		/* fall through; to: the jump it stands in
+				   for (a key's), or 0 */
+	ULSM_OP_JUMP,		/* jump to @to */
+	ULSM_OP_TAIL,		/* jump to @to, or, when @to is the
+				   instruction right after, a NOP as long:
+				   the same path, with no taken branch */
+	ULSM_OP_CALL,		/* call @to */
+	ULSM_OP_CALL_VIA,	/* call @to; a thread that meets it mid-patch
+				   is sent to @via, which makes the call
+				   (under a shadow stack) */
+	ULSM_OP_RETURN,		/* return; through the return thunk @to, if
+				   not 0 */
+};
+
+struct ulsm_form {
+	enum ulsm_op op;
+	uintptr_t to;
+	uintptr_t via;
+};
+
+static inline struct ulsm_form ulsm_form(enum ulsm_op op, uintptr_t to)
+{
+	return (struct ulsm_form){ op, to, 0 };
+}
+
+/*
+ * A branch site (a static key's): a jump to @target when @jump, else the
+ * NOP that stands in for it. Both forms must be encodable for either to
+ * be, where the back end says so (riscv64: a jump of +-1 MiB).
+ */
+static inline struct ulsm_form ulsm_branch(uintptr_t target, bool jump)
+{
+	return ulsm_form(jump ? ULSM_OP_JUMP : ULSM_OP_NOP, target);
+}
+
+/*
+ * Add to @t, in @stage, the change of the site at @addr from what @from
+ * does to what @to does (nothing if the instruction is the same). The
+ * site is checked against @from in the commit's step 0. Return 0, the
+ * back end's error for a form it cannot encode there (-ERANGE: out of
+ * reach), or -ENOMEM.
+ */
+int ulsm_txn_site(struct ulsm_txn *t, enum ulsm_stage stage, uintptr_t addr,
+		  struct ulsm_form from, struct ulsm_form to);
+/*
+ * Whether the site at @addr holds @f now: 0, -EILSEQ, or the back end's
+ * error for a form it cannot encode there.
+ */
+int ulsm_site_holds(uintptr_t addr, struct ulsm_form f);
+/* Whether the back end can encode @f at @addr (a target in reach). */
+bool ulsm_site_reaches(uintptr_t addr, struct ulsm_form f);
+/* The target of the direct call at @addr: 0, or -EILSEQ if there is none. */
+int ulsm_site_callee(uintptr_t addr, uintptr_t *callee);
+
+/*
+ * Finding a site by the label recorded just after it.
+ * ulsm_find_jump: the jump to @to that ends at @label (a tail site).
+ * ulsm_find_call: the direct call to @callee that ends at @label, or is
+ * followed only by register moves there, or the one to a PLT entry that
+ * ends in @callee (its GOT slot holds @callee, or the symbol it names is
+ * bound to @callee: a -fPIC object's "call sym@PLT"); *@via is what it
+ * calls, @callee or the PLT entry. Calls are patched only where
+ * ulsm_caps()->calls_patchable.
+ * Set *@site and return 0, or return -EILSEQ.
+ */
+int ulsm_find_jump(uintptr_t label, uintptr_t to, uintptr_t *site);
+int ulsm_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site,
+		   uintptr_t *via);
+
+/*
+ * Static-call trampolines (the back end's, include/ulsm/arch/<arch>.h),
+ * whose form follows a target; @slot is the address of the key's func
+ * field, which the indirect form reads.
+ *
+ * ulsm_tramp_form: whether @tramp is an intact trampoline, and the form
+ * its instruction has now. 0 or -EILSEQ.
+ * ulsm_txn_tramp_adopt: add to @t (targets' stage) the change of @tramp,
+ * intact in any form (as compiled), to the form of @func. 0, -EILSEQ
+ * (not intact), -ERANGE (no form reaches @func) or -ENOMEM.
+ * ulsm_txn_tramp: add to @t (targets' stage) the change of @tramp from
+ * the form of @from to that of @to; *@reads_slot says whether @to's form
+ * reads @slot (the target is then stored first). 0, -ERANGE, -EILSEQ
+ * (both forms are the same instruction and @tramp does not hold it: the
+ * commit, which checks only what changes, would not see it) or -ENOMEM.
+ */
+int ulsm_tramp_form(uintptr_t tramp, enum ulsm_static_call_form *form);
+int ulsm_txn_tramp_adopt(struct ulsm_txn *t, uintptr_t tramp, uintptr_t slot,
+			 const void *func);
+int ulsm_txn_tramp(struct ulsm_txn *t, uintptr_t tramp, uintptr_t slot,
+		   const void *from, const void *to, bool *reads_slot);
 
 /* --- text writing (src/engine/text_write.c) ----------------------------------- */
 

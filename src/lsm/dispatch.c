@@ -51,20 +51,12 @@ bool ulsm_test_hook_call_stubs;
 
 /*
  * Whether a trapped call may push its return address (no shadow stack):
- * asked once, because it is a system call and a batch encodes thousands
- * of sites (it made enabling a 100-hook module 1.6x slower). A process
- * enables its shadow stack at start-up, before it registers hooks.
+ * the engine asks once (a system call: asked per site, it made enabling a
+ * 100-hook module 1.6x slower).
  */
 static bool calls_patchable(void)
 {
-	static int cached = -1;
-	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-
-	if (v < 0) {
-		v = arch_calls_patchable();
-		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-	}
-	return v && !ulsm_test_hook_call_stubs;
+	return ulsm_caps()->calls_patchable && !ulsm_test_hook_call_stubs;
 }
 
 /* What a hook's sites are derived from. */
@@ -133,10 +125,9 @@ static uintptr_t slot_target(const struct ulsm_hook_entry *e,
 			     const struct hook_view *v, unsigned int slot,
 			     uintptr_t site)
 {
-	struct ulsm_insn probe;
 	uintptr_t fn = (uintptr_t)v->fn[slot];
 
-	if (fn && !arch_encode_call(site, fn, &probe))
+	if (fn && ulsm_site_reaches(site, ulsm_form(ULSM_OP_CALL, fn)))
 		return fn;
 	return slot_addr(e, slot, ULSM__HOOK_MAP_I);
 }
@@ -149,12 +140,13 @@ static uintptr_t role_addr(const struct ulsm_hook_entry *e, unsigned int role)
 			 ROLE_IS_C(role) ? ULSM__HOOK_MAP_C : ULSM__HOOK_MAP_X);
 }
 
-/* The instruction of site @role of @e for the slots of @v. */
-static int role_insn(const struct ulsm_hook_entry *e, const struct hook_view *v,
-		     unsigned int role, struct ulsm_insn *out)
+/* What site @role of @e does for the slots of @v. */
+static struct ulsm_form role_form(const struct ulsm_hook_entry *e,
+				  const struct hook_view *v, unsigned int role)
 {
 	uintptr_t site = role_addr(e, role), target;
 	unsigned int slot = ROLE_SLOT(role);
+	struct ulsm_form call;
 
 	if (role == ROLE_R) {
 		/*
@@ -163,29 +155,29 @@ static int role_insn(const struct ulsm_hook_entry *e, const struct hook_view *v,
 		 * valid walk: only R changes when tracing does.
 		 */
 		if (v->traced && e->traced)
-			return arch_encode_branch(site, (uintptr_t)e->traced,
-						  true, out);
+			return ulsm_form(ULSM_OP_JUMP, (uintptr_t)e->traced);
 		if (v->k == 1)
-			return arch_encode_branch(site, slot_target(e, v,
-					(unsigned int)v->last, site), true, out);
+			return ulsm_form(ULSM_OP_JUMP, slot_target(e, v,
+					(unsigned int)v->last, site));
 		if (v->k)
-			return arch_encode_branch(site, 0, false, out);
-		return arch_encode_return(site,
-					  map_addr(e, ULSM__HOOK_MAP_THUNK), out);
+			return ulsm_form(ULSM_OP_NOP, 0);
+		return ulsm_form(ULSM_OP_RETURN,
+				 map_addr(e, ULSM__HOOK_MAP_THUNK));
 	}
 	target = slot_target(e, v, slot, site);
 	if (ROLE_IS_C(role)) {
 		if (calls_patchable())
-			return arch_encode_call(site, target, out);
-		return arch_encode_call_via(site, target,
-				slot_addr(e, slot, ULSM__HOOK_MAP_M), out);
+			return ulsm_form(ULSM_OP_CALL, target);
+		call = ulsm_form(ULSM_OP_CALL_VIA, target);
+		call.via = slot_addr(e, slot, ULSM__HOOK_MAP_M);
+		return call;
 	}
 	if (!v->on[slot])
-		return arch_encode_branch(site,
-				slot_addr(e, slot, ULSM__HOOK_MAP_N), true, out);
+		return ulsm_form(ULSM_OP_JUMP,
+				 slot_addr(e, slot, ULSM__HOOK_MAP_N));
 	if ((int)slot == v->last)
-		return arch_encode_branch(site, target, true, out);
-	return arch_encode_branch(site, 0, false, out);
+		return ulsm_form(ULSM_OP_JUMP, target);
+	return ulsm_form(ULSM_OP_NOP, 0);
 }
 
 /* Which site of @e is at @addr; -1 if none. */
@@ -212,10 +204,12 @@ static const char *hook_name(const struct ulsm_hook_entry *e)
  * mix of old and new sites is a valid walk (above), so the entry may
  * change while its slots' keys and calls change around it.
  */
-static int queue_change(struct ulsm_txn *t, uintptr_t addr,
-			const struct ulsm_insn *old, const struct ulsm_insn *new)
+static int queue_change(struct ulsm_txn *t, const struct ulsm_hook_entry *e,
+			unsigned int role, const struct hook_view *old,
+			const struct hook_view *new)
 {
-	return ulsm_txn_code(t, ULSM_STAGE_TARGETS, addr, old, new);
+	return ulsm_txn_site(t, ULSM_STAGE_TARGETS, role_addr(e, role),
+			     role_form(e, old, role), role_form(e, new, role));
 }
 
 /*
@@ -233,7 +227,6 @@ static int collect_hook_site(struct ulsm_collect *c, const void *record)
 	uintptr_t addr = ulsm_site_record_addr(record);
 	struct ulsm_site *s = &c->sites[c->n];
 	struct hook_view compiled, now;
-	struct ulsm_insn cur, want;
 	int role, ret;
 
 	if (!e->map || !e->set || e->set->slots > MAX_SLOTS ||
@@ -244,13 +237,11 @@ static int collect_hook_site(struct ulsm_collect *c, const void *record)
 	}
 	view_compiled(e, &compiled);
 	view_now(e, &now);
-	ret = role_insn(e, &compiled, (unsigned int)role, &cur);
-	if (!ret)
-		ret = role_insn(e, &now, (unsigned int)role, &want);
-	if (ret)
+	ret = ulsm_site_holds(addr, role_form(e, &compiled, (unsigned int)role));
+	if (ret && ret != -EILSEQ)
 		return ulsm_error(ret, "hook %s: entry site %#lx cannot be "
 				  "encoded", hook_name(e), (unsigned long)addr);
-	if (memcmp((const void *)addr, cur.bytes, cur.len)) {
+	if (ret) {
 		/*
 		 * Someone else wrote there (a debugger's breakpoint?). The
 		 * site is left alone; the hook's slots can then not change
@@ -272,7 +263,11 @@ static int collect_hook_site(struct ulsm_collect *c, const void *record)
 	c->n++;
 	if (ROLE_IS_C(role))
 		ulsm_stat_add(call_sites, 1);
-	return queue_change(c->txn, addr, &cur, &want);
+	ret = queue_change(c->txn, e, (unsigned int)role, &compiled, &now);
+	if (ret && ret != -ENOMEM)
+		ret = ulsm_error(ret, "hook %s: entry site %#lx cannot be "
+				 "encoded", hook_name(e), (unsigned long)addr);
+	return ret;
 }
 
 /* A slot's target changes from @from to @to (static_call_update). */
@@ -281,36 +276,25 @@ static int hook_site_retarget(const struct ulsm_site *s, const void *from,
 {
 	const struct ulsm_hook_entry *e = (const void *)s->target;
 	unsigned int slot = ROLE_SLOT(s->role);
-	struct hook_view v;
-	struct ulsm_insn old, new;
+	struct hook_view old, new;
 	int ret;
 
 	if (s->role == ROLE_R)
 		return 0;
-	view_now(e, &v);
-	v.fn[slot] = from;
-	ret = role_insn(e, &v, s->role, &old);
-	v.fn[slot] = to;
-	if (!ret)
-		ret = role_insn(e, &v, s->role, &new);
-	if (!ret)
-		ret = queue_change(b, s->addr, &old, &new);
+	view_now(e, &old);
+	new = old;
+	old.fn[slot] = from;
+	new.fn[slot] = to;
+	ret = queue_change(b, e, s->role, &old, &new);
 	/*
 	 * R depends on the target of the one slot that is on, when only
 	 * one is: queue it with the slot's X (one per slot, so R once).
 	 */
-	if (!ret && !ROLE_IS_C(s->role) && v.k == 1 && v.last == (int)slot) {
-		uintptr_t r = role_addr(e, ROLE_R);
-
-		if (!ulsm_registry_find(r))
+	if (!ret && !ROLE_IS_C(s->role) && new.k == 1 &&
+	    new.last == (int)slot) {
+		if (!ulsm_registry_find(role_addr(e, ROLE_R)))
 			return 0;	/* refused: the slots cannot be on */
-		v.fn[slot] = from;
-		ret = role_insn(e, &v, ROLE_R, &old);
-		v.fn[slot] = to;
-		if (!ret)
-			ret = role_insn(e, &v, ROLE_R, &new);
-		if (!ret)
-			ret = queue_change(b, r, &old, &new);
+		ret = queue_change(b, e, ROLE_R, &old, &new);
 	}
 	return ret;
 }
@@ -321,7 +305,7 @@ static int hook_site_callee(const struct ulsm_site *s, uintptr_t *callee)
 	if (!ROLE_IS_C(s->role))
 		return 0;
 	*callee = 0;
-	arch_decode_call(s->addr, callee);
+	ulsm_site_callee(s->addr, callee);
 	return 1;
 }
 
@@ -395,15 +379,8 @@ int ulsm_lsm_plan_queue_entries(const struct slot_plan *p,
 					  "its slots cannot change", set->name,
 					  hook_name(e));
 		view_finish(&new);
-		for (unsigned int r = 0; r < 1 + 2 * slots && !ret; r++) {
-			struct ulsm_insn o, n;
-
-			ret = role_insn(e, &old, r, &o);
-			if (!ret)
-				ret = role_insn(e, &new, r, &n);
-			if (!ret)
-				ret = queue_change(b, role_addr(e, r), &o, &n);
-		}
+		for (unsigned int r = 0; r < 1 + 2 * slots && !ret; r++)
+			ret = queue_change(b, e, r, &old, &new);
 	}
 	return ret;
 }
@@ -422,7 +399,6 @@ int ulsm_lsm_plan_queue_trace(struct ulsm_hook_set *set, bool on,
 	for (size_t h = 0; h < set->nhooks && !ret; h++) {
 		const struct ulsm_hook_entry *e = &set->entries[h];
 		struct hook_view old, new;
-		struct ulsm_insn o, n;
 
 		if (!e->map || !e->traced)
 			continue;
@@ -436,11 +412,7 @@ int ulsm_lsm_plan_queue_trace(struct ulsm_hook_set *set, bool on,
 					  "%s was refused at registration: it "
 					  "cannot be traced", set->name,
 					  hook_name(e));
-		ret = role_insn(e, &old, ROLE_R, &o);
-		if (!ret)
-			ret = role_insn(e, &new, ROLE_R, &n);
-		if (!ret)
-			ret = queue_change(b, role_addr(e, ROLE_R), &o, &n);
+		ret = queue_change(b, e, ROLE_R, &old, &new);
 	}
 	return ret;
 }

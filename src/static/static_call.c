@@ -19,7 +19,6 @@
  *     indirect form meanwhile goes to the old target, which is allowed
  *     mid-update).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +29,10 @@
 #define CALL_SEALED	1ul
 
 
-static int tramp_insn(const struct static_call_key *key, uintptr_t tramp,
-		      const void *func, struct ulsm_insn *out, int *form)
+/* What a trampoline's indirect form reads: the key's target. */
+static uintptr_t tramp_slot(const struct static_call_key *key)
 {
-	return arch_encode_tramp(tramp, (uintptr_t)func, (uintptr_t)&key->func,
-				 out, form);
+	return (uintptr_t)&key->func;
 }
 
 /*
@@ -47,8 +45,7 @@ static int collect_trampoline(struct ulsm_collect *c, const void *record)
 	const struct ulsm_call_entry *e = record;
 	uintptr_t tramp = (uintptr_t)e->tramp;
 	struct ulsm_site *s = &c->sites[c->n];
-	struct ulsm_insn cur, want;
-	int form, ret;
+	int ret;
 
 	if (!e->key || !tramp) {
 		c->refused++;
@@ -56,17 +53,19 @@ static int collect_trampoline(struct ulsm_collect *c, const void *record)
 			   (const void *)e);
 		return 0;
 	}
-	if (arch_read_tramp(tramp, &cur, &form)) {
-		c->refused++;
-		ulsm_error(-EILSEQ, "%#lx is not an intact static-call "
-			   "trampoline; refused", (unsigned long)tramp);
-		return 0;
-	}
-	ret = tramp_insn(e->key, tramp, e->key->func, &want, &form);
+	/* Compiled as "jmp func@PLT": go straight to the target. */
+	ret = ulsm_txn_tramp_adopt(c->txn, tramp, tramp_slot(e->key),
+				   e->key->func);
+	if (ret == -ENOMEM)
+		return ret;
 	if (ret) {
 		c->refused++;
-		ulsm_error(ret, "trampoline %#lx cannot reach %p",
-			   (unsigned long)tramp, e->key->func);
+		if (ret == -EILSEQ)
+			ulsm_error(-EILSEQ, "%#lx is not an intact static-call "
+				   "trampoline; refused", (unsigned long)tramp);
+		else
+			ulsm_error(ret, "trampoline %#lx cannot reach %p",
+				   (unsigned long)tramp, e->key->func);
 		return 0;
 	}
 	memset(s, 0, sizeof(*s));
@@ -75,8 +74,7 @@ static int collect_trampoline(struct ulsm_collect *c, const void *record)
 	s->owner = c->owner;
 	s->kind = &ulsm_kind_trampoline;
 	c->n++;
-	/* Compiled as "jmp func@PLT": go straight to the target. */
-	return ulsm_txn_code(c->txn, ULSM_STAGE_TARGETS, tramp, &cur, &want);
+	return 0;
 }
 
 const struct ulsm_site_kind ulsm_kind_trampoline = {
@@ -111,61 +109,26 @@ static int find_tramp(const struct ulsm_site *s, void *arg)
 /*
  * Tail sites: a static call's "jmp <trampoline>", recorded just after the
  * jump as a call site is (ULSM__ARCH_TAIL_SITE), on a back end whose
- * header writes them; its instruction is arch_encode_branch()'s jump. A
- * jump needs no return address, so it is emulated mid-patch (the thread
- * goes to the target) under a shadow stack too.
+ * header writes them. A jump needs no return address, so it is emulated
+ * mid-patch (the thread goes to the target) under a shadow stack too.
  *
- * Whether @site holds the jump to @target that arch_encode_branch() writes.
- */
-static bool holds_jump(uintptr_t site, uintptr_t target)
-{
-	struct ulsm_insn j;
-
-	return !arch_encode_branch(site, target, true, &j) &&
-	       !memcmp((const void *)site, j.bytes, j.len);
-}
-
-/* The jump to @tramp that ends at @label: set *site, or return false. */
-static bool find_tail(uintptr_t label, uintptr_t tramp, uintptr_t *site)
-{
-	struct ulsm_insn j;
-
-	/* The jump's length, from the back end's own encoding. */
-	if (arch_encode_branch(label, label, true, &j) ||
-	    !holds_jump(label - j.len, tramp))
-		return false;
-	*site = label - j.len;
-	return true;
-}
-
-/*
- * The site's instruction to @target: a call, or a tail site's jump. A
- * tail site aimed at the instruction right after it is a NOP of the
- * jump's length: the same path, with no taken branch (an APR run
- * function whose slots follow its run site, <ulsm/apr_hooks.h>). Derived
+ * What the site does to @target: a call, or a tail site's jump. A tail
+ * site aimed at the instruction right after it is a NOP of the jump's
+ * length (ULSM_OP_TAIL): the same path, with no taken branch (an APR run
+ * function whose slots follow its run site, <ulsm/apr_hooks.h). Derived
  * like every other form, so the instruction expected before a change is
  * known either way.
  */
-static int site_encode(const struct ulsm_site *s, uintptr_t target,
-		       struct ulsm_insn *out)
+static struct ulsm_form site_form(const struct ulsm_site *s, uintptr_t target)
 {
-	int ret;
-
-	if (s->role != SITE_TAIL)
-		return arch_encode_call(s->addr, target, out);
-	ret = arch_encode_branch(s->addr, target, true, out);
-	if (!ret && target == s->addr + out->len)
-		ret = arch_encode_branch(s->addr, 0, false, out);
-	return ret;
+	return ulsm_form(s->role == SITE_TAIL ? ULSM_OP_TAIL : ULSM_OP_CALL,
+			 target);
 }
 
 /* Whether tail site @s holds its instruction to @target. */
 static bool tail_holds(const struct ulsm_site *s, uintptr_t target)
 {
-	struct ulsm_insn j;
-
-	return !site_encode(s, target, &j) &&
-	       !memcmp((const void *)s->addr, j.bytes, j.len);
+	return !ulsm_site_holds(s->addr, site_form(s, target));
 }
 
 /*
@@ -176,21 +139,19 @@ static bool tail_holds(const struct ulsm_site *s, uintptr_t target)
  */
 static uintptr_t site_callee(const struct ulsm_site *s, const void *func)
 {
-	struct ulsm_insn insn;
-	uintptr_t site = s->addr;
-
-	if (func && !site_encode(s, (uintptr_t)func, &insn))
+	if (func && ulsm_site_reaches(s->addr, site_form(s, (uintptr_t)func)))
 		return (uintptr_t)func;
 	if (func)
 		ulsm_debug("call site %#lx cannot reach %p: it calls its "
-			   "trampoline", (unsigned long)site, func);
+			   "trampoline", (unsigned long)s->addr, func);
 	return s->target;
 }
 
-static int site_insn(const struct ulsm_site *s, const void *func,
-		     struct ulsm_insn *out)
+/* What the site does while its key's target is @func. */
+static struct ulsm_form site_follows(const struct ulsm_site *s,
+				     const void *func)
 {
-	return site_encode(s, site_callee(s, func), out);
+	return site_form(s, site_callee(s, func));
 }
 
 /* The object's own trampolines, sorted by key, to look keys up in. */
@@ -246,37 +207,15 @@ static uintptr_t tramp_of(const struct static_call_key *key,
 }
 
 /*
- * Whether the PLT entry @stub ends in @tramp: a site compiled as "call
- * tramp@PLT" (a -fPIC shared object, where the trampoline has default
- * visibility). Its GOT slot holds @tramp already (bound), or its jump
- * slot names a symbol that the process binds to @tramp: the global
- * definition (dlsym(RTLD_DEFAULT)), or, with none, the slot's own
- * object's (a plug-in loaded RTLD_LOCAL). Such a site is patched like a
- * direct call to the trampoline, and calls the PLT entry where it would
- * call the trampoline (target NULL, or out of reach).
- */
-static bool plt_reaches(uintptr_t stub, uintptr_t tramp)
-{
-	uintptr_t slot, here;
-	char name[256];
-	void *global;
-
-	if (arch_decode_plt(stub, &slot))
-		return false;
-	if (__atomic_load_n((const uintptr_t *)slot, __ATOMIC_RELAXED) == tramp)
-		return true;
-	if (ulsm_plt_slot_symbol(slot, name, sizeof(name), &here))
-		return false;
-	global = dlsym(RTLD_DEFAULT, name);
-	return global ? (uintptr_t)global == tramp : here == tramp;
-}
-
-/*
  * The call sites of an object's "ulsm_call_sites": record one, and queue
  * it if its key's target is not the trampoline it was compiled to call. A
  * site is left alone (counted, not refused) when it does not hold "call
  * <the key's trampoline>" nor "jmp <the key's trampoline>" (a tail site,
- * above), which the object's own trampolines or the registry knows.
+ * above), which the object's own trampolines or the registry knows. A
+ * site compiled as "call tramp@PLT" (a -fPIC shared object, where the
+ * trampoline has default visibility) is patched like a direct call to
+ * the trampoline, and calls the PLT entry where it would call the
+ * trampoline (target NULL, or out of reach): ulsm_find_call().
  */
 static int collect_call_site(struct ulsm_collect *c, const void *record)
 {
@@ -284,23 +223,20 @@ static int collect_call_site(struct ulsm_collect *c, const void *record)
 	struct static_call_key *key = (void *)(uintptr_t)ulsm_site_record_ref(e);
 	uintptr_t label = ulsm_site_record_addr(e), site = 0, tramp = 0, callee;
 	struct ulsm_site *s = &c->sites[c->n];
-	bool patchable = arch_calls_patchable(), tail;
+	bool patchable = ulsm_caps()->calls_patchable, tail;
 	struct fresh_tramps *fresh = fresh_tramps(c);
-	struct ulsm_insn cur, want;
-	int ret;
 
 	if (!fresh)
 		return ulsm_error(-ENOMEM, "no memory to sort %zu trampolines",
 				  c->n);
 	if (key)
 		tramp = tramp_of(key, fresh);
-	tail = tramp && find_tail(label, tramp, &site);
+	tail = tramp && !ulsm_find_jump(label, tramp, &site);
 	patchable = patchable || tail;
 	/* What the site calls as compiled: the trampoline, or its PLT entry. */
 	callee = tramp;
-	if (!tail && patchable && tramp && arch_find_call(label, tramp, &site) &&
-	    (arch_find_call(label, 0, &site) || arch_decode_call(site, &callee) ||
-	     !plt_reaches(callee, tramp)))
+	if (!tail && patchable && tramp &&
+	    ulsm_find_call(label, tramp, &site, &callee))
 		callee = 0;
 	if (!patchable || !tramp || !callee) {
 		/* It keeps calling what it was compiled to call. */
@@ -322,27 +258,16 @@ static int collect_call_site(struct ulsm_collect *c, const void *record)
 	s->role = tail ? SITE_TAIL : 0;
 	c->n++;
 	ulsm_stat_add(call_sites, 1);
-	ret = site_encode(s, callee, &cur);
-	if (!ret)
-		ret = site_insn(s, key->func, &want);
-	if (!ret)
-		ret = ulsm_txn_code(c->txn, ULSM_STAGE_TARGETS, site, &cur, &want);
-	return ret;
+	return ulsm_txn_site(c->txn, ULSM_STAGE_TARGETS, site,
+			     site_form(s, callee), site_follows(s, key->func));
 }
 
 /* A call site follows its key's target: the call site kind's ops. */
 static int call_site_retarget(const struct ulsm_site *s, const void *from,
 			      const void *to, struct ulsm_txn *t)
 {
-	struct ulsm_insn old, new;
-	int ret;
-
-	ret = site_insn(s, from, &old);
-	if (!ret)
-		ret = site_insn(s, to, &new);
-	if (!ret)
-		ret = ulsm_txn_code(t, ULSM_STAGE_TARGETS, s->addr, &old, &new);
-	return ret;
+	return ulsm_txn_site(t, ULSM_STAGE_TARGETS, s->addr,
+			     site_follows(s, from), site_follows(s, to));
 }
 
 static int call_site_callee(const struct ulsm_site *s, uintptr_t *callee)
@@ -352,7 +277,7 @@ static int call_site_callee(const struct ulsm_site *s, uintptr_t *callee)
 
 	*callee = 0;
 	if (s->role != SITE_TAIL) {
-		arch_decode_call(s->addr, callee);
+		ulsm_site_callee(s->addr, callee);
 		return 1;
 	}
 	/* A tail site jumps to its key's target, or to the trampoline. */
@@ -411,8 +336,8 @@ static int queue_tramp(struct ulsm_txn *t, struct static_call_key *key,
 		       uintptr_t tramp, void *func, bool *first)
 {
 	const struct ulsm_site *site = ulsm_registry_find(tramp);
-	struct ulsm_insn old, new, cur;
-	int ret, old_form, new_form, cur_form;
+	enum ulsm_static_call_form form;
+	int ret;
 
 	if (!site || site->kind != &ulsm_kind_trampoline)
 		return ulsm_error(-ENOENT, "static_call_update: %#lx is not a "
@@ -421,25 +346,21 @@ static int queue_tramp(struct ulsm_txn *t, struct static_call_key *key,
 		return ulsm_error(-EINVAL, "static_call_update: trampoline "
 				  "%#lx belongs to another key",
 				  (unsigned long)tramp);
-	if (arch_read_tramp(tramp, &cur, &cur_form))
+	if (ulsm_tramp_form(tramp, &form))
 		return ulsm_error(-EILSEQ, "static_call_update: trampoline %#lx "
 				  "was changed by someone else; nothing written",
 				  (unsigned long)tramp);
-	ret = tramp_insn(key, tramp, key->func, &old, &old_form);
-	if (!ret)
-		ret = tramp_insn(key, tramp, func, &new, &new_form);
-	if (ret)
-		return ulsm_error(ret, "static_call_update: %p is out of the "
-				  "trampoline's reach", func);
 	/* The indirect form jumps through the key: the target goes first. */
-	*first = new_form == ULSM_SC_FORM_INDIRECT;
-	if (!memcmp(old.bytes, new.bytes, old.len) &&
-	    memcmp((const void *)tramp, old.bytes, old.len))
+	ret = ulsm_txn_tramp(t, tramp, tramp_slot(key), key->func, func, first);
+	if (ret == -EILSEQ)
 		/* Same instruction (indirect to indirect): a store is enough. */
 		return ulsm_error(-EILSEQ, "static_call_update: trampoline "
 				  "%#lx does not hold the expected instruction; "
 				  "nothing written", (unsigned long)tramp);
-	return ulsm_txn_code(t, ULSM_STAGE_TARGETS, tramp, &old, &new);
+	if (ret && ret != -ENOMEM)
+		return ulsm_error(ret, "static_call_update: %p is out of the "
+				  "trampoline's reach", func);
+	return ret;
 }
 
 int ulsm_call_queue(struct ulsm_txn *t, struct static_call_key *key,
@@ -497,9 +418,9 @@ ULSM_API int ulsm_static_call_update(struct static_call_key *key, void *tramp,
 
 ULSM_API int ulsm_static_call_form(const struct static_call_key *key)
 {
-	struct ulsm_insn cur;
+	enum ulsm_static_call_form form;
 	uintptr_t tramp = 0;
-	int ret, form = 0;
+	int ret;
 
 	if (!key)
 		return ulsm_error(-EINVAL, "ulsm_static_call_form: NULL key");
@@ -514,10 +435,10 @@ ULSM_API int ulsm_static_call_form(const struct static_call_key *key)
 	if (!tramp)
 		ret = ulsm_error(-ENOENT, "no registered trampoline for key %p",
 				 (const void *)key);
-	else if (arch_read_tramp(tramp, &cur, &form))
+	else if (ulsm_tramp_form(tramp, &form))
 		ret = -EILSEQ;
 	else
-		ret = form;
+		ret = (int)form;
 	ulsm_unlock();
 	return ret;
 }

@@ -39,7 +39,6 @@ static int collect_key_site(struct ulsm_collect *c, const void *record)
 	bool compiled = e->flags & ULSM_JUMP_COMPILED_JUMP, want;
 	struct ulsm_site *s = &c->sites[c->n];
 	const struct static_key *key;
-	struct ulsm_insn old, new;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -51,18 +50,19 @@ static int collect_key_site(struct ulsm_collect *c, const void *record)
 	s->branch = !!(e->flags & ULSM_JUMP_BRANCH);
 	key = s->key;
 
-	if (!key)
+	if (!key) {
 		ret = ulsm_error(-EINVAL, "site %#lx has a NULL key",
 				 (unsigned long)s->addr);
-	else if (arch_encode_branch(s->addr, s->target, compiled, &old))
-		ret = ulsm_error(-EINVAL, "site %#lx: jump out of reach",
-				 (unsigned long)s->addr);
-	else if (memcmp((const void *)s->addr, old.bytes, old.len))
-		ret = ulsm_error(-EILSEQ, "site %#lx does not hold the "
-				 "instruction it was compiled with; refused",
-				 (unsigned long)s->addr);
-	else
-		ret = 0;
+	} else {
+		ret = ulsm_site_holds(s->addr, ulsm_branch(s->target, compiled));
+		if (ret == -EILSEQ)
+			ulsm_error(-EILSEQ, "site %#lx does not hold the "
+				   "instruction it was compiled with; refused",
+				   (unsigned long)s->addr);
+		else if (ret)
+			ulsm_error(-EINVAL, "site %#lx: jump out of reach",
+				   (unsigned long)s->addr);
+	}
 	if (ret) {
 		c->refused++;
 		return 0;
@@ -72,11 +72,9 @@ static int collect_key_site(struct ulsm_collect *c, const void *record)
 	       s->branch;
 	if (want == compiled)
 		return 0;
-	ret = arch_encode_branch(s->addr, s->target, want, &new);
-	if (!ret)
-		ret = ulsm_txn_code(c->txn, ulsm_key_stage(want ^ s->branch),
-				    s->addr, &old, &new);
-	return ret;
+	return ulsm_txn_site(c->txn, ulsm_key_stage(want ^ s->branch), s->addr,
+			     ulsm_branch(s->target, compiled),
+			     ulsm_branch(s->target, want));
 }
 
 const struct ulsm_site_kind ulsm_kind_key_site = {
@@ -125,17 +123,15 @@ struct key_txn_arg {
 static int add_site(const struct ulsm_site *s, void *argp)
 {
 	struct key_txn_arg *arg = argp;
-	struct ulsm_insn old, new;
 	int ret;
 
-	ret = arch_encode_branch(s->addr, s->target, arg->from ^ s->branch, &old);
-	if (!ret)
-		ret = arch_encode_branch(s->addr, s->target, arg->to ^ s->branch,
-					 &new);
-	if (ret)
-		return ulsm_error(ret, "site %#lx: cannot encode its jump",
-				  (unsigned long)s->addr);
-	return ulsm_txn_code(arg->txn, arg->stage, s->addr, &old, &new);
+	ret = ulsm_txn_site(arg->txn, arg->stage, s->addr,
+			    ulsm_branch(s->target, arg->from ^ s->branch),
+			    ulsm_branch(s->target, arg->to ^ s->branch));
+	if (ret && ret != -ENOMEM)
+		ret = ulsm_error(ret, "site %#lx: cannot encode its jump",
+				 (unsigned long)s->addr);
+	return ret;
 }
 
 int ulsm_key_queue(struct ulsm_txn *t, struct static_key *key, int count,

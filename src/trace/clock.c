@@ -29,9 +29,9 @@ static void pair(uint64_t *c, uint64_t *ns)
 	uint64_t best = UINT64_MAX;
 
 	for (int i = 0; i < PAIR_TRIES; i++) {
-		uint64_t t1 = arch_counter_read();
+		uint64_t t1 = ulsm_counter_read();
 		uint64_t n = ulsm_trace_mono_ns();
-		uint64_t t2 = arch_counter_read();
+		uint64_t t2 = ulsm_counter_read();
 
 		if (t2 >= t1 && t2 - t1 < best) {
 			best = t2 - t1;
@@ -40,7 +40,7 @@ static void pair(uint64_t *c, uint64_t *ns)
 		}
 	}
 	if (best == UINT64_MAX) {	/* a counter that went back: no pair */
-		*c = arch_counter_read();
+		*c = ulsm_counter_read();
 		*ns = ulsm_trace_mono_ns();
 	}
 }
@@ -56,7 +56,7 @@ void ulsm_trace_clock_init(void)
 		else if (strcmp(s, "counter"))
 			bad_value = s;
 	}
-	if (want && !arch_counter_usable()) {
+	if (want && !ulsm_counter_usable()) {
 		counter_refused = s && !strcmp(s, "counter");
 		want = false;
 	}

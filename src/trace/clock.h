@@ -4,8 +4,8 @@
  * when it is recorded, and how it becomes CLOCK_MONOTONIC nanoseconds
  * when a stream (or the file) sends it.
  *
- * Recording reads the CPU's counter (src/engine/counter.h: rdtsc on
- * x86-64, cntvct_el0 on aarch64): a few cycles, against about 20 ns for
+ * Recording reads the CPU's counter (ulsm_counter_read(),
+ * src/engine/engine.h: rdtsc on x86-64, cntvct_el0 on aarch64): a few cycles, against about 20 ns for
  * clock_gettime() from the vDSO. A counter is used only where it runs at one rate on every
  * CPU, whatever their power states (x86-64: the invariant TSC, and the
  * kernel's clocksource is "tsc", so the kernel found the CPUs' counters
@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "engine/counter.h"
+#include "engine/engine.h"
 
 /* True when events hold counter values (set once, before any event). */
 extern bool ulsm__trace_counter __attribute__((visibility("hidden")));
@@ -50,7 +50,7 @@ static inline uint64_t ulsm_trace_clock(void)
 	/* Relaxed: a plain load; this thread's pthread_once ordered it. */
 	if (__builtin_expect(__atomic_load_n(&ulsm__trace_counter,
 					     __ATOMIC_RELAXED), 1))
-		return arch_counter_read();
+		return ulsm_counter_read();
 	return ulsm_trace_mono_ns();
 }
 

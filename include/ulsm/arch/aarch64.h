@@ -21,6 +21,8 @@
 #ifndef ULSM_ARCH_AARCH64_H
 #define ULSM_ARCH_AARCH64_H
 
+#include <stdint.h>
+
 /* One site: INSN is the compiled instruction, FLAGS its jump-entry flags. */
 #define ULSM__ARCH_BRANCH_SITE(keyp, insn, flags)			\
 ({									\
@@ -70,6 +72,24 @@ do {									\
 			     ".popsection"				\
 			     : : "S" (&ulsm__cref));			\
 } while (0)
+
+/*
+ * The CPU's counter, for the library's own timestamps (the recorder,
+ * <ulsm/tracepoint.h>): the generic timer's virtual count, CNTVCT_EL0,
+ * which Linux lets user space read (CNTKCTL_EL1.EL0VCTEN); one
+ * frequency, system-wide, by the architecture (Arm ARM, D11 "The Generic
+ * Timer"). The ISB keeps it from being read ahead of the code before it.
+ */
+#define ULSM__ARCH_HAS_COUNTER	1
+
+static inline uint64_t ulsm__arch_counter_read(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0"
+			     : "=r" (v) : : "memory");
+	return v;
+}
 
 #endif /* ULSM_ARCH_AARCH64_H */
 

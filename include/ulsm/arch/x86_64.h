@@ -21,6 +21,8 @@
 #ifndef ULSM_ARCH_X86_64_H
 #define ULSM_ARCH_X86_64_H
 
+#include <stdint.h>
+
 #include <ulsm/compiler.h>
 
 #define ULSM__NOP5_BYTES	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
@@ -485,6 +487,23 @@ do {									\
 		    [keys] "i" (KEYS),					\
 		    [ksz] "i" (sizeof(struct static_call_key)),		\
 		    [ref] "i" (REF), [thunk] "i" (THUNK))
+
+/*
+ * The CPU's counter, for the library's own timestamps (the recorder,
+ * <ulsm/tracepoint.h>): the TSC, read by RDTSC (SDM vol. 2B) in a few
+ * cycles, without a system call. Not ordered with the loads and stores
+ * around it: a timestamp. Whether it can time events (one rate on every
+ * CPU) the library asks once (src/engine/arch/x86_64/counter.c).
+ */
+#define ULSM__ARCH_HAS_COUNTER	1
+
+static inline uint64_t ulsm__arch_counter_read(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a" (lo), "=d" (hi));
+	return (uint64_t)hi << 32 | lo;
+}
 
 #endif /* ULSM_ARCH_X86_64_H */
 

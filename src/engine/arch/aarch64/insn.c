@@ -21,56 +21,25 @@
  * | BTI c       | d503245f                    | BTI (HINT #34)            |
  * | B label     | 14000000 | imm26            | B                         |
  * | BL label    | 94000000 | imm26            | BL                        |
- * | BRK #imm16  | d4200000 | imm16 << 5       | BRK                       |
  * | MOV Wd, Wm  | 2a0003e0 | Rm << 16 | Rd   | MOV (register) = ORR      |
  * | MOV Xd, Xm  | aa0003e0 | Rm << 16 | Rd   | MOV (register) = ORR      |
  *
  * imm26 is the signed word offset from the instruction itself: +-128 MiB.
  */
 #include <errno.h>
-#include <signal.h>
-#include <string.h>
-#include <ucontext.h>
-#include <unistd.h>
 
-#include <ulsm/static_call.h>
-
-#include "engine/arch.h"
-#include "base/sys.h"
+#include "engine/arch/word.h"
 
 #define A64_NOP		0xd503201fu
 #define A64_BTI_C	0xd503245fu
 #define A64_B		0x14000000u
 #define A64_BL		0x94000000u
 #define A64_B_MASK	0xfc000000u	/* opcode bits of B and BL */
-#define A64_BRK(imm)	(0xd4200000u | ((uint32_t)(imm) << 5))
 
 /* The range of B and BL: a signed 26-bit word offset. */
 #define A64_BRANCH_RANGE	(1l << 27)
 
 const enum ulsm_protocol arch_protocol = ULSM_PROTO_ATOMIC_WORD;
-
-/*
- * BRK #0x5553, little-endian. The atomic-word protocol writes no
- * breakpoint; the contract asks for one. Unlike x86's int3, the exception
- * leaves the PC *at* the brk, not after it: a protocol that uses it must
- * take that into account (src/engine/trap.c assumes the x86 convention).
- */
-const uint8_t arch_breakpoint[] = { 0x60, 0xaa, 0x2a, 0xd4 };
-const size_t arch_breakpoint_len = 4;
-
-static uint32_t word_at(uintptr_t addr)
-{
-	uint32_t w;
-
-	memcpy(&w, (const void *)addr, sizeof(w));
-	return w;
-}
-
-static void put_word(struct ulsm_insn *out, size_t off, uint32_t w)
-{
-	memcpy(&out->bytes[off], &w, sizeof(w));
-}
 
 /* B or BL (@op) at @pc to @target; -ERANGE beyond +-128 MiB. */
 static int encode_branch(uint32_t op, uintptr_t pc, uintptr_t target,
@@ -90,14 +59,6 @@ static uintptr_t branch_target(uint32_t w, uintptr_t pc)
 	int32_t imm26 = (int32_t)(w << 6) >> 6;	/* sign-extend */
 
 	return pc + (intptr_t)imm26 * 4;
-}
-
-static void one_word(struct ulsm_insn *out, uint32_t w, uintptr_t resume)
-{
-	memset(out, 0, sizeof(*out));
-	out->len = 4;
-	put_word(out, 0, w);
-	out->resume = resume;
 }
 
 int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
@@ -129,88 +90,6 @@ void arch_serialize(void)
 }
 
 /*
- * The sequence the Arm ARM gives for making a store visible to instruction
- * fetch (B2.2.5, and "Synchronization and coherency issues between data
- * and instruction accesses"; cache maintenance by VA to the Point of
- * Unification):
- *
- *	DC CVAU  each data cache line  (clean to the PoU)
- *	DSB ISH                        (the clean completes, for all cores)
- *	IC IVAU  each i-cache line     (invalidate to the PoU, all cores)
- *	DSB ISH                        (the invalidation completes)
- *	ISB                            (this core refetches)
- *
- * CTR_EL0 (readable at EL0 on Linux, which sets SCTLR_EL1.UCT or
- * emulates the read) gives the line sizes, and says when a step is not
- * needed: IDC, no clean needed for coherence between data and instruction
- * caches; DIC, no instruction-cache invalidation needed. The other cores
- * refetch after the core sync that follows (membarrier SYNC_CORE: the
- * kernel makes each one execute a context synchronization event).
- */
-#define CTR_IDC		(1ul << 28)
-#define CTR_DIC		(1ul << 29)
-
-void arch_flush_icache(void *addr, size_t len)
-{
-	uintptr_t start = (uintptr_t)addr, end = start + len, p;
-	unsigned long ctr;
-	size_t dline, iline;
-
-	__asm__ __volatile__("mrs %0, ctr_el0" : "=r" (ctr));
-	dline = 4ul << ((ctr >> 16) & 0xf);	/* DminLine: log2 words */
-	iline = 4ul << (ctr & 0xf);		/* IminLine */
-
-	if (!(ctr & CTR_IDC))
-		for (p = start & ~(dline - 1); p < end; p += dline)
-			__asm__ __volatile__("dc cvau, %0" : : "r" (p) : "memory");
-	__asm__ __volatile__("dsb ish" : : : "memory");
-	if (!(ctr & CTR_DIC))
-		for (p = start & ~(iline - 1); p < end; p += iline)
-			__asm__ __volatile__("ic ivau, %0" : : "r" (p) : "memory");
-	__asm__ __volatile__("dsb ish\n\tisb" : : : "memory");
-}
-
-/*
- * No fetch sync: IC IVAU is broadcast to the Inner Shareable domain, so
- * membarrier's context synchronisation on every CPU is all that is left.
- */
-const bool arch_has_sync_fetch = false;
-const char arch_sync_fetch_name[] = "";
-
-int arch_sync_fetch(void)
-{
-	return -ENOSYS;
-}
-
-uintptr_t arch_context_pc(const void *ucontext)
-{
-	const ucontext_t *uc = ucontext;
-
-	return (uintptr_t)uc->uc_mcontext.pc;
-}
-
-void arch_context_set_pc(void *ucontext, uintptr_t pc)
-{
-	ucontext_t *uc = ucontext;
-
-	uc->uc_mcontext.pc = pc;
-}
-
-void arch_context_link(void *ucontext, uintptr_t link)
-{
-	ucontext_t *uc = ucontext;
-
-	/* What BL does: the return address goes to x30 (LR). */
-	uc->uc_mcontext.regs[30] = link;
-}
-
-bool arch_trap_is_breakpoint(int si_code)
-{
-	/* BRK is reported by the kernel's brk handler as TRAP_BRKPT. */
-	return si_code == TRAP_BRKPT;
-}
-
-/*
  * Call sites: `bl tramp` <-> `bl func`, one word, in reach of +-128 MiB.
  * A target out of reach (another shared object, usually) leaves the site
  * calling the trampoline, which reaches anything; the caller reports it.
@@ -227,46 +106,6 @@ int arch_decode_call(uintptr_t site, uintptr_t *target)
 		return -EILSEQ;
 	*target = branch_target(w, site);
 	return 0;
-}
-
-/*
- * What gcc puts between the call and the label of the next statement when
- * the result must survive another call: `mov w19, w0` and the like, MOV
- * (register), an alias of ORR (shifted register) with the zero register
- * and no shift, either width.
- */
-static bool is_reg_move(uint32_t w)
-{
-	return (w & 0x7fe0ffe0u) == 0x2a0003e0u;
-}
-
-/* At most this many moves between the call and its label. */
-#define A64_MAX_CALL_GAP	3
-
-int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
-{
-	/*
-	 * Instructions are whole aligned words, so there is no stray byte
-	 * to mistake for a call: the candidate must be `bl callee`, and
-	 * every word from it to the label a register move.
-	 */
-	if (label & 3)
-		return -EILSEQ;
-	for (int gap = 0; gap <= A64_MAX_CALL_GAP; gap++) {
-		uintptr_t p = label - 4 * (uintptr_t)(gap + 1), target;
-		int i;
-
-		if (arch_decode_call(p, &target) || (callee && target != callee))
-			continue;
-		for (i = 1; i <= gap; i++)
-			if (!is_reg_move(word_at(p + 4 * (uintptr_t)i)))
-				break;
-		if (i > gap) {
-			*site = p;
-			return 0;
-		}
-	}
-	return -EILSEQ;
 }
 
 /*
@@ -300,50 +139,14 @@ int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
 	uint32_t w;
 	int ret = encode_branch(A64_BL, site, target, &w);
 
-	if (ret)
-		return ret;
-	one_word(out, w, target);
-	out->link = site + 4;
-	return 0;
-}
-
-bool arch_calls_patchable(void)
-{
-	/* A BL written in place is a real call: nothing pushed by hand. */
-	return true;
+	if (!ret)
+		one_word_call(out, w, site, target);
+	return ret;
 }
 
 /*
- * The two site forms of hook entries. aarch64 has no entries (its
- * <ulsm/arch/aarch64.h> does not define ULSM__ARCH_HAS_HOOK_ENTRY, so
- * hooks are dispatched by the unrolled walk): no R or C site of an entry
- * is ever recorded, and these are never asked for one.
- */
-int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out)
-{
-	(void)site;
-	(void)thunk;
-	(void)out;
-	return -ENOTSUP;
-}
-
-int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
-			 struct ulsm_insn *out)
-{
-	(void)site;
-	(void)target;
-	(void)stub;
-	(void)out;
-	return -ENOTSUP;
-}
-
-/*
- * Static-call trampolines (layout in include/ulsm/arch/aarch64.h).
- *
- * The region the core compares and rewrites is words 0-1: `bti c` (never
- * changes; comparing it checks that the landing pad is intact) and the
- * instruction. The core stores only the words that change (src/engine/patch.c,
- * apply_atomic_word), so each update is one store of word 1:
+ * Static-call trampolines (layout in include/ulsm/arch/aarch64.h; what
+ * aarch64 and riscv64 share: src/engine/arch/word.h):
  *
  * | form     | word 1        | continues at        |
  * |----------|---------------|---------------------|
@@ -351,28 +154,7 @@ int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
  * | RET0     | b tramp+28    | mov x0, #0; ret     |
  * | null     | b tramp+32    | ret                 |
  * | indirect | nop           | key->func, via x16  |
- *
- * RET0 is reported as the direct form, as on x86-64, where it jumps to
- * __static_call_return0.
  */
-#define TRAMP_INSN	4	/* offset of the instruction */
-#define TRAMP_RET0	28
-#define TRAMP_RET	32
-#define TRAMP_SIG	36
-#define TRAMP_SIG_WORD	0x00005553u	/* UDF #0x5553 */
-
-/* Words 2-8, the fixed tail: value and mask (ADRP/LDR carry offsets). */
-static const struct {
-	uint32_t value, mask;
-} tramp_tail[] = {
-	{ 0x90000010u, 0x9f00001fu },	/* adrp x16, ENTRY */
-	{ 0xf9400210u, 0xffc003ffu },	/* ldr x16, [x16, #:lo12:ENTRY] */
-	{ 0xf9400210u, 0xffffffffu },	/* ldr x16, [x16] */
-	{ 0xb4000070u, 0xffffffffu },	/* cbz x16, .+12 (the ret) */
-	{ 0xd61f0200u, 0xffffffffu },	/* br x16 */
-	{ 0xd2800000u, 0xffffffffu },	/* mov x0, #0 */
-	{ 0xd65f03c0u, 0xffffffffu },	/* ret */
-};
 
 /*
  * The call table entry the trampoline's ADRP/LDR pair points at (C6.2
@@ -390,133 +172,48 @@ static uintptr_t tramp_entry(uintptr_t tramp)
 	return page + (uintptr_t)(pages << 12) + ((ldr >> 10) & 0xfffu) * 8;
 }
 
-static bool tramp_intact(uintptr_t tramp)
+static int encode_b(uintptr_t pc, uintptr_t target, uint32_t *w)
 {
-	if ((tramp & 31) || word_at(tramp) != A64_BTI_C ||
-	    word_at(tramp + TRAMP_SIG) != TRAMP_SIG_WORD)
-		return false;
-	for (size_t i = 0; i < sizeof(tramp_tail) / sizeof(tramp_tail[0]); i++)
-		if ((word_at(tramp + 8 + 4 * i) & tramp_tail[i].mask) !=
-		    tramp_tail[i].value)
-			return false;
-	return true;
-}
-
-static void tramp_fill(struct ulsm_insn *out, uint32_t w, uintptr_t resume)
-{
-	memset(out, 0, sizeof(*out));
-	out->len = 8;
-	put_word(out, 0, A64_BTI_C);
-	put_word(out, TRAMP_INSN, w);
-	out->resume = resume;
-}
-
-int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, int *form)
-{
-	uintptr_t pc = tramp + TRAMP_INSN;
-	uint32_t w;
-
-	if (!func) {
-		encode_branch(A64_B, pc, tramp + TRAMP_RET, &w);
-		tramp_fill(out, w, tramp + TRAMP_RET);
-		*form = 1;	/* ULSM_SC_FORM_NULL */
-		return 0;
-	}
-	if (func == (uintptr_t)__static_call_return0) {
-		encode_branch(A64_B, pc, tramp + TRAMP_RET0, &w);
-		tramp_fill(out, w, tramp + TRAMP_RET0);
-		*form = 2;	/* ULSM_SC_FORM_DIRECT */
-		return 0;
-	}
-	if (!encode_branch(A64_B, pc, func, &w)) {
-		tramp_fill(out, w, func);
-		*form = 2;	/* ULSM_SC_FORM_DIRECT */
-		return 0;
-	}
-	/*
-	 * The indirect form loads the key through the call table entry the
-	 * trampoline was assembled with: it must be @slot's key, or the
-	 * trampoline would jump through another key's target.
-	 */
-	if (!tramp_intact(tramp) ||
-	    *(const uintptr_t *)tramp_entry(tramp) != slot)
-		return -ERANGE;
-	tramp_fill(out, A64_NOP, func);
-	*form = 3;	/* ULSM_SC_FORM_INDIRECT */
-	return 0;
-}
-
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
-{
-	uintptr_t pc = tramp + TRAMP_INSN, target;
-	uint32_t w;
-
-	if (!tramp_intact(tramp))
-		return -EILSEQ;
-	w = word_at(pc);
-	if (w == A64_NOP) {
-		/* The key's current target, as the tail would load it. */
-		const uintptr_t *key = *(const uintptr_t *const *)tramp_entry(tramp);
-
-		tramp_fill(cur, w, *key ? *key : tramp + TRAMP_RET);
-		*form = 3;
-		return 0;
-	}
-	if ((w & A64_B_MASK) != A64_B)
-		return -EILSEQ;
-	target = branch_target(w, pc);
-	tramp_fill(cur, w, target);
-	*form = target == tramp + TRAMP_RET ? 1 : 2;
-	return 0;
+	return encode_branch(A64_B, pc, target, w);
 }
 
 /*
- * Whether instruction fetch misses text written through /proc/self/mem.
- * On hardware it never does: the kernel writes the physical page our
- * mapping maps, and arch_flush_icache() and the core sync do the rest.
- * qemu-user (7.2 at least) translates guest code once and notices changes
- * only through its own write protection of the guest's pages, which a
- * write by the kernel bypasses: the old translation keeps running.
- *
- * So ask, once: rewrite `mov w0, #1` in a private function to `mov w0,
- * #2` through @fd, make it visible as on hardware, call it, write it back.
- * 2 means fetch sees such writes. The function is called only here, by
- * the thread that holds the patch lock.
+ * What gcc puts between the call and the label of the next statement when
+ * the result must survive another call: `mov w19, w0` and the like, MOV
+ * (register), an alias of ORR (shifted register) with the zero register
+ * and no shift, either width. Instructions are whole aligned words, so
+ * there is no stray byte to mistake for a call.
  */
-__asm__(".pushsection .text, \"ax\"\n\t"
-	".balign 16\n"
-	"ulsm__a64_probe:\n\t"
-	"hint 34\n\t"			/* bti c: called through a pointer */
-	"mov w0, #1\n\t"
-	"ret\n\t"
-	".popsection");
-
-extern int ulsm__a64_probe(void) __attribute__((visibility("hidden")));
-
-#define A64_MOV_W0(imm)	(0x52800000u | ((uint32_t)(imm) << 5))	/* MOVZ */
-
-bool arch_fetch_misses_procmem(int fd)
+static size_t reg_move(uintptr_t end, size_t len)
 {
-	static int misses = -1;
-	int (*volatile probe)(void) = ulsm__a64_probe;
-	uintptr_t at = (uintptr_t)ulsm__a64_probe + 4;
-	uint32_t old = A64_MOV_W0(1), new = A64_MOV_W0(2);
-	int got;
-
-	if (misses >= 0)
-		return misses;
-	if (word_at(at) != old || probe() != 1)
-		return true;	/* cannot tell: assume the worst, ask again */
-	if (ulsm_sys_pwrite(fd, &new, 4, at) != 4)
-		return true;
-	arch_flush_icache((void *)at, 4);
-	got = probe();
-	/* Written back even if that fails: it then stays "returns 2". */
-	ulsm_sys_pwrite(fd, &old, 4, at);
-	arch_flush_icache((void *)at, 4);
-	if (got != 1 && got != 2)
-		return true;
-	misses = got == 1;
-	return misses;
+	return len == 4 && (word_at(end - 4) & 0x7fe0ffe0u) == 0x2a0003e0u ?
+	       4 : 0;
 }
+
+static const struct word_isa a64 = {
+	.nop = A64_NOP,
+	.jump = { A64_B, A64_B_MASK },
+	.encode_jump = encode_b,
+	.jump_target = branch_target,
+	.pad = A64_BTI_C,
+	.sig = 0x00005553u,			/* UDF #0x5553 */
+	.align = 32,
+	.tail = {	/* ADRP/LDR carry offsets */
+		{ 0x90000010u, 0x9f00001fu },	/* adrp x16, ENTRY */
+		{ 0xf9400210u, 0xffc003ffu },	/* ldr x16, [x16, #:lo12:ENTRY] */
+		{ 0xf9400210u, 0xffffffffu },	/* ldr x16, [x16] */
+		{ 0xb4000070u, 0xffffffffu },	/* cbz x16, .+12 (the ret) */
+		{ 0xd61f0200u, 0xffffffffu },	/* br x16 */
+		{ 0xd2800000u, 0xffffffffu },	/* mov x0, #0 */
+		{ 0xd65f03c0u, 0xffffffffu },	/* ret */
+	},
+	.tramp_entry = tramp_entry,
+	.insn_align = 4,
+	.reg_move = reg_move,
+};
+
+/*
+ * Trampolines, and arch_find_call: `bl callee` ending at the label, or
+ * followed by register moves.
+ */
+WORD_ARCH_FUNCTIONS(a64)

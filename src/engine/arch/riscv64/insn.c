@@ -34,7 +34,6 @@
  * | JAL ra, off      | 000000ef | imm             | JAL (J-type)          |
  * | AUIPC ra, hi     | 00000097 | hi << 12        | AUIPC (U-type)        |
  * | JALR ra, lo(ra)  | 000080e7 | lo << 20        | JALR (I-type)         |
- * | EBREAK           | 00100073                   | EBREAK                |
  * | FENCE.I          | 0000100f                   | Zifencei              |
  * | ADDI rd, rs, 0   | 00000013 | rs << 15 | rd << 7 | MV                |
  * | C.MV rd, rs      | 8002 | rd << 7 | rs << 2   | "C" (RVC), C.MV       |
@@ -43,16 +42,9 @@
  * itself, in the order imm[20|10:1|11|19:12] in bits 31:12: +-1 MiB.
  */
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <ucontext.h>
-#include <unistd.h>
 
-#include <ulsm/static_call.h>
-
-#include "engine/arch.h"
-#include "base/sys.h"
+#include "engine/arch/word.h"
 
 #define RV_NOP		0x00000013u
 #define RV_LPAD0	0x00000017u	/* auipc x0, 0 */
@@ -67,28 +59,7 @@
 /* The range of JAL: a signed 21-bit byte offset. */
 #define RV_JAL_RANGE	(1l << 20)
 
-#ifndef SYS_riscv_flush_icache
-# define SYS_riscv_flush_icache	259	/* __NR_arch_specific_syscall + 15 */
-#endif
-
 const enum ulsm_protocol arch_protocol = ULSM_PROTO_ATOMIC_WORD;
-
-/*
- * EBREAK, little-endian. The atomic-word protocol writes no breakpoint;
- * the contract asks for one. As on aarch64, the trap leaves the PC *at*
- * the ebreak (src/engine/trap.c assumes the x86 convention): a protocol
- * that used it would have to take that into account.
- */
-const uint8_t arch_breakpoint[] = { 0x73, 0x00, 0x10, 0x00 };
-const size_t arch_breakpoint_len = 4;
-
-static uint32_t word_at(uintptr_t addr)
-{
-	uint32_t w;
-
-	memcpy(&w, (const void *)addr, sizeof(w));
-	return w;
-}
 
 static uint16_t half_at(uintptr_t addr)
 {
@@ -96,11 +67,6 @@ static uint16_t half_at(uintptr_t addr)
 
 	memcpy(&h, (const void *)addr, sizeof(h));
 	return h;
-}
-
-static void put_word(struct ulsm_insn *out, size_t off, uint32_t w)
-{
-	memcpy(&out->bytes[off], &w, sizeof(w));
 }
 
 /* JAL with opcode and rd @op at @pc to @target; -ERANGE beyond +-1 MiB. */
@@ -135,14 +101,6 @@ static intptr_t u_imm(uint32_t w)
 static intptr_t i_imm(uint32_t w)
 {
 	return (intptr_t)((int32_t)w >> 20);
-}
-
-static void one_word(struct ulsm_insn *out, uint32_t w, uintptr_t resume)
-{
-	memset(out, 0, sizeof(*out));
-	out->len = 4;
-	put_word(out, 0, w);
-	out->resume = resume;
 }
 
 /*
@@ -185,87 +143,6 @@ void arch_serialize(void)
 #else
 	__asm__ __volatile__(".4byte 0x0000100f" : : : "memory");
 #endif
-}
-
-/*
- * The text written since the last fetch sync, handed to the system call
- * (which ignores it today: <asm/unistd.h> keeps the range "for forwards
- * compatibility"). Only written under the patch lock: every write of
- * text and every sync is made by the thread that holds it.
- */
-static uintptr_t written_lo = UINTPTR_MAX, written_hi;
-
-/*
- * Making a store visible to instruction fetch takes a FENCE.I on every
- * hart, which user space cannot reach: the stage's core sync does it for
- * every word of the stage (arch_sync_fetch). Here the word is only noted.
- * A FENCE.I per word would be of no use (it covers this hart only, until
- * this thread moves) and costs what it costs: on many cores it drops the
- * whole instruction cache.
- */
-void arch_flush_icache(void *addr, size_t len)
-{
-	uintptr_t a = (uintptr_t)addr;
-
-	if (a < written_lo)
-		written_lo = a;
-	if (a + len > written_hi)
-		written_hi = a + len;
-}
-
-const bool arch_has_sync_fetch = true;
-const char arch_sync_fetch_name[] = "riscv_flush_icache";
-
-/*
- * riscv_flush_icache(start, end, 0): the kernel runs FENCE.I on this
- * hart, has every other hart that runs a thread of the process run one
- * (an IPI or the SBI's remote FENCE.I), and marks every other hart, so
- * that it runs one before it next runs a thread of the process. Flags 0
- * is every thread; SYS_RISCV_FLUSH_ICACHE_LOCAL (1) would be this thread
- * only, which is not what a patch needs. Every riscv64 kernel has it
- * (Linux 4.15, the port's first release).
- */
-int arch_sync_fetch(void)
-{
-	uintptr_t lo = written_lo, hi = written_hi;
-	int ret;
-
-	if (lo >= hi)
-		lo = hi = 0;	/* nothing written since the last one */
-	ret = ulsm_sys_flush_icache(SYS_riscv_flush_icache, lo, hi, 0);
-	if (!ret) {
-		written_lo = UINTPTR_MAX;
-		written_hi = 0;
-	}
-	return ret;
-}
-
-uintptr_t arch_context_pc(const void *ucontext)
-{
-	const ucontext_t *uc = ucontext;
-
-	return (uintptr_t)uc->uc_mcontext.__gregs[0];	/* REG_PC */
-}
-
-void arch_context_set_pc(void *ucontext, uintptr_t pc)
-{
-	ucontext_t *uc = ucontext;
-
-	uc->uc_mcontext.__gregs[0] = pc;
-}
-
-void arch_context_link(void *ucontext, uintptr_t link)
-{
-	ucontext_t *uc = ucontext;
-
-	/* What JAL ra does: the return address goes to x1 (ra). */
-	uc->uc_mcontext.__gregs[1] = link;	/* REG_RA */
-}
-
-bool arch_trap_is_breakpoint(int si_code)
-{
-	/* EBREAK is reported by the kernel as SIGTRAP, TRAP_BRKPT. */
-	return si_code == TRAP_BRKPT;
 }
 
 /*
@@ -318,14 +195,12 @@ int arch_decode_call(uintptr_t site, uintptr_t *target)
  * What gcc puts between the call and the label of the next statement
  * when the result must survive another call: `mv s0, a0` (C.MV, or ADDI
  * rd, rs, 0 without the C extension) and `sext.w` (ADDIW rd, rs, 0, or
- * C.ADDIW rd, 0). The lengths of the instructions before the label are
- * not known when reading backwards: a candidate is taken only if it
- * decodes as one of these, and the call before them as a call of exactly
- * the trampoline, ending where they begin.
+ * C.ADDIW rd, 0), of @len bytes ending at @end (arch_find_call, below,
+ * takes a candidate only if it decodes as one of these).
  */
-static size_t reg_move_len(uintptr_t end, bool four)
+static size_t reg_move(uintptr_t end, size_t len)
 {
-	if (four) {
+	if (len == 4) {
 		uint32_t w = word_at(end - 4);
 
 		/* ADDI / ADDIW rd, rs, 0, rd not x0 (that is the NOP) */
@@ -345,42 +220,6 @@ static size_t reg_move_len(uintptr_t end, bool four)
 			return 2;
 		return 0;
 	}
-}
-
-/* At most this many moves between the call and its label. */
-#define RV_MAX_CALL_GAP	3
-
-static int find_call_at(uintptr_t end, uintptr_t callee, int gap,
-			uintptr_t *site)
-{
-	uintptr_t target;
-
-	if (!arch_decode_call(end - 4, &target) &&
-	    (!callee || target == callee)) {
-		*site = end - 4;
-		return 0;
-	}
-	if (gap == RV_MAX_CALL_GAP)
-		return -EILSEQ;
-	for (int four = 0; four <= 1; four++) {
-		size_t len = reg_move_len(end, four);
-
-		if (len && !find_call_at(end - len, callee, gap + 1, site))
-			return 0;
-	}
-	return -EILSEQ;
-}
-
-int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
-{
-	/*
-	 * Only a call aligned to 4 can be patched (see above):
-	 * arch_decode_call() takes no other, so one that is not is not
-	 * found, and the site keeps calling its trampoline.
-	 */
-	if (label & 1)
-		return -EILSEQ;
-	return find_call_at(label, callee, 0, site);
 }
 
 /*
@@ -424,61 +263,20 @@ int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
 		intptr_t lo = (intptr_t)(target - base);
 
 		if (lo >= -2048 && lo < 2048) {
-			one_word(out, RV_JALR_RA | (uint32_t)lo << 20, target);
-			out->link = site + 4;
+			one_word_call(out, RV_JALR_RA | (uint32_t)lo << 20,
+				      site, target);
 			return 0;
 		}
 	}
 	ret = encode_jal(RV_JAL_RA, site, target, &w);
-	if (ret)
-		return ret;
-	one_word(out, w, target);
-	out->link = site + 4;
-	return 0;
-}
-
-bool arch_calls_patchable(void)
-{
-	/*
-	 * A jal written in place is a real call: nothing is pushed by hand,
-	 * so a Zicfiss shadow stack (pushed by the callee's sspush) sees
-	 * only real calls.
-	 */
-	return true;
+	if (!ret)
+		one_word_call(out, w, site, target);
+	return ret;
 }
 
 /*
- * The two site forms of hook entries. riscv64 has no entries (its
- * <ulsm/arch/riscv64.h> does not define ULSM__ARCH_HAS_HOOK_ENTRY, so
- * hooks are dispatched by the unrolled walk, as on aarch64): no R or C
- * site of an entry is ever recorded, and these are never asked for one.
- */
-int arch_encode_return(uintptr_t site, uintptr_t thunk, struct ulsm_insn *out)
-{
-	(void)site;
-	(void)thunk;
-	(void)out;
-	return -ENOTSUP;
-}
-
-int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
-			 struct ulsm_insn *out)
-{
-	(void)site;
-	(void)target;
-	(void)stub;
-	(void)out;
-	return -ENOTSUP;
-}
-
-/*
- * Static-call trampolines (layout in include/ulsm/arch/riscv64.h).
- *
- * The region the core compares and rewrites is words 0-1: the landing
- * pad (never changes; comparing it checks that it is intact) and the
- * instruction. The core stores only the word that changes
- * (src/engine/patch.c, apply_atomic_word), so each update is one store of
- * word 1:
+ * Static-call trampolines (layout in include/ulsm/arch/riscv64.h; what
+ * aarch64 and riscv64 share: src/engine/arch/word.h):
  *
  * | form     | word 1          | continues at        |
  * |----------|-----------------|---------------------|
@@ -486,28 +284,7 @@ int arch_encode_call_via(uintptr_t site, uintptr_t target, uintptr_t stub,
  * | RET0     | jal zero, +24   | li a0, 0; ret       |
  * | null     | jal zero, +28   | ret                 |
  * | indirect | nop             | key->func, via t1   |
- *
- * RET0 is reported as the direct form, as on x86-64, where it jumps to
- * __static_call_return0.
  */
-#define TRAMP_INSN	4	/* offset of the instruction */
-#define TRAMP_RET0	28
-#define TRAMP_RET	32
-#define TRAMP_SIG	36
-#define TRAMP_SIG_WORD	0x55530000u	/* bits 15:0 zero: illegal */
-
-/* Words 2-8, the fixed tail: value and mask (AUIPC/LD carry offsets). */
-static const struct {
-	uint32_t value, mask;
-} tramp_tail[] = {
-	{ 0x00000317u, 0x00000fffu },	/* auipc t1, %pcrel_hi(ENTRY) */
-	{ 0x00033303u, 0x000fffffu },	/* ld t1, %pcrel_lo(t1) */
-	{ 0x00033303u, 0xffffffffu },	/* ld t1, 0(t1) */
-	{ 0x00030663u, 0xffffffffu },	/* beqz t1, .+12 (the ret) */
-	{ 0x00030067u, 0xffffffffu },	/* jr t1 */
-	{ 0x00000513u, 0xffffffffu },	/* li a0, 0 */
-	{ 0x00008067u, 0xffffffffu },	/* ret */
-};
 
 /*
  * The call table entry the trampoline's AUIPC/LD pair points at: AUIPC
@@ -522,139 +299,37 @@ static uintptr_t tramp_entry(uintptr_t tramp)
 	return tramp + 8 + (uintptr_t)u_imm(auipc) + (uintptr_t)i_imm(ld);
 }
 
-static bool tramp_intact(uintptr_t tramp)
+static int encode_j(uintptr_t pc, uintptr_t target, uint32_t *w)
 {
-	if ((tramp & 7) || word_at(tramp) != RV_LPAD0 ||
-	    word_at(tramp + TRAMP_SIG) != TRAMP_SIG_WORD)
-		return false;
-	for (size_t i = 0; i < sizeof(tramp_tail) / sizeof(tramp_tail[0]); i++)
-		if ((word_at(tramp + 8 + 4 * i) & tramp_tail[i].mask) !=
-		    tramp_tail[i].value)
-			return false;
-	return true;
+	return encode_jal(RV_J, pc, target, w);
 }
 
-static void tramp_fill(struct ulsm_insn *out, uint32_t w, uintptr_t resume)
-{
-	memset(out, 0, sizeof(*out));
-	out->len = 8;
-	put_word(out, 0, RV_LPAD0);
-	put_word(out, TRAMP_INSN, w);
-	out->resume = resume;
-}
-
-int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, int *form)
-{
-	uintptr_t pc = tramp + TRAMP_INSN;
-	uint32_t w;
-
-	if (!func) {
-		encode_jal(RV_J, pc, tramp + TRAMP_RET, &w);
-		tramp_fill(out, w, tramp + TRAMP_RET);
-		*form = 1;	/* ULSM_SC_FORM_NULL */
-		return 0;
-	}
-	if (func == (uintptr_t)__static_call_return0) {
-		encode_jal(RV_J, pc, tramp + TRAMP_RET0, &w);
-		tramp_fill(out, w, tramp + TRAMP_RET0);
-		*form = 2;	/* ULSM_SC_FORM_DIRECT */
-		return 0;
-	}
-	if (!encode_jal(RV_J, pc, func, &w)) {
-		tramp_fill(out, w, func);
-		*form = 2;	/* ULSM_SC_FORM_DIRECT */
-		return 0;
-	}
-	/*
-	 * The indirect form loads the key through the call table entry the
-	 * trampoline was assembled with: it must be @slot's key, or the
-	 * trampoline would jump through another key's target.
-	 */
-	if (!tramp_intact(tramp) ||
-	    *(const uintptr_t *)tramp_entry(tramp) != slot)
-		return -ERANGE;
-	tramp_fill(out, RV_NOP, func);
-	*form = 3;	/* ULSM_SC_FORM_INDIRECT */
-	return 0;
-}
-
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
-{
-	uintptr_t pc = tramp + TRAMP_INSN, target;
-	uint32_t w;
-
-	if (!tramp_intact(tramp))
-		return -EILSEQ;
-	w = word_at(pc);
-	if (w == RV_NOP) {
-		/* The key's current target, as the tail would load it. */
-		const uintptr_t *key = *(const uintptr_t *const *)tramp_entry(tramp);
-
-		tramp_fill(cur, w, *key ? *key : tramp + TRAMP_RET);
-		*form = 3;
-		return 0;
-	}
-	if ((w & RV_JAL_MASK) != RV_J)
-		return -EILSEQ;
-	target = jal_target(w, pc);
-	tramp_fill(cur, w, target);
-	*form = target == tramp + TRAMP_RET ? 1 : 2;
-	return 0;
-}
+static const struct word_isa rv = {
+	.nop = RV_NOP,
+	.jump = { RV_J, RV_JAL_MASK },
+	.encode_jump = encode_j,
+	.jump_target = jal_target,
+	.pad = RV_LPAD0,
+	.sig = 0x55530000u,			/* bits 15:0 zero: illegal */
+	.align = 8,
+	.tail = {	/* AUIPC/LD carry offsets */
+		{ 0x00000317u, 0x00000fffu },	/* auipc t1, %pcrel_hi(ENTRY) */
+		{ 0x00033303u, 0x000fffffu },	/* ld t1, %pcrel_lo(t1) */
+		{ 0x00033303u, 0xffffffffu },	/* ld t1, 0(t1) */
+		{ 0x00030663u, 0xffffffffu },	/* beqz t1, .+12 (the ret) */
+		{ 0x00030067u, 0xffffffffu },	/* jr t1 */
+		{ 0x00000513u, 0xffffffffu },	/* li a0, 0 */
+		{ 0x00008067u, 0xffffffffu },	/* ret */
+	},
+	.tramp_entry = tramp_entry,
+	.insn_align = 2,
+	.reg_move = reg_move,
+};
 
 /*
- * Whether instruction fetch misses text written through /proc/self/mem.
- * On hardware it never does: the kernel writes the physical page our
- * mapping maps, and the fetch sync does the rest. qemu-user translates
- * guest code once and notices changes only through its own write
- * protection of the guest's pages, which a write by the kernel bypasses.
- *
- * So ask, once: rewrite `li a0, 1` in a private function to `li a0, 2`
- * through @fd, make it visible as a batch would (the fetch sync, for
- * every hart: this thread may move between the write and the call),
- * call it, write it back. 2 means fetch sees such writes. The function
- * is called only here, by the thread that holds the patch lock, through
- * a pointer: it starts with a landing pad.
+ * Trampolines, and arch_find_call. A call at an address that is not a
+ * multiple of 4 cannot be patched (see above): arch_decode_call() takes
+ * no other, so one that is not is not found, and the site keeps calling
+ * its trampoline.
  */
-__asm__(".pushsection .text, \"ax\"\n\t"
-	".option push\n\t"
-	".option norvc\n\t"
-	".option norelax\n\t"
-	".balign 4\n"
-	"ulsm__rv_probe:\n\t"
-	"auipc zero, 0\n\t"		/* lpad 0 */
-	"li a0, 1\n\t"
-	"ret\n\t"
-	".option pop\n\t"
-	".popsection");
-
-extern int ulsm__rv_probe(void) __attribute__((visibility("hidden")));
-
-#define RV_LI_A0(imm)	(0x00000513u | (uint32_t)(imm) << 20)	/* ADDI */
-
-bool arch_fetch_misses_procmem(int fd)
-{
-	static int misses = -1;
-	int (*volatile probe)(void) = ulsm__rv_probe;
-	uintptr_t at = (uintptr_t)ulsm__rv_probe + 4;
-	uint32_t old = RV_LI_A0(1), new = RV_LI_A0(2);
-	int got;
-
-	if (misses >= 0)
-		return misses;
-	if (word_at(at) != old || probe() != 1)
-		return true;	/* cannot tell: assume the worst, ask again */
-	if (ulsm_sys_pwrite(fd, &new, 4, at) != 4)
-		return true;
-	arch_flush_icache((void *)at, 4);
-	got = arch_sync_fetch() ? -1 : probe();
-	/* Written back even if that fails: it then stays "returns 2". */
-	ulsm_sys_pwrite(fd, &old, 4, at);
-	arch_flush_icache((void *)at, 4);
-	arch_sync_fetch();
-	if (got != 1 && got != 2)
-		return true;
-	misses = got == 1;
-	return misses;
-}
+WORD_ARCH_FUNCTIONS(rv)

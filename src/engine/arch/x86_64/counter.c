@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * src/engine/arch/x86_64/counter.c - whether the TSC can time events
- * (src/engine/counter.h): invariant (CPUID 0x80000007, EDX bit 8: one
+ * (src/engine/arch.h; read by <ulsm/arch/x86_64.h>): invariant (CPUID 0x80000007, EDX bit 8: one
  * rate in every P-, C- and T-state), and the kernel's clocksource is
  * "tsc", so that the kernel found the CPUs' TSCs in step (it falls back
  * to another clocksource when they are not).
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/sys.h"
-#include "engine/counter.h"
+#include "engine/arch.h"
 
 static bool clocksource_is_tsc(void)
 {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * x86-64 instruction encoding for the patching core. Bytes in, bytes out.
+ * (Instruction fetch is coherent with stores, SDM vol. 3A 9.1.3: no cache
+ * maintenance and no fetch sync, the defaults of src/engine/arch/generic/.
+ * The breakpoint and the trapped context: trap.c.)
  *
  * | what          | bytes             | Intel SDM vol. 2          |
  * |---------------|-------------------|---------------------------|
@@ -12,10 +15,8 @@
  * rel32 is relative to the end of the 5-byte instruction.
  */
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "engine/arch.h"
@@ -23,8 +24,6 @@
 #define X86_INSN_SIZE	5
 
 const enum ulsm_protocol arch_protocol = ULSM_PROTO_BREAKPOINT;
-const uint8_t arch_breakpoint[] = { 0xcc };
-const size_t arch_breakpoint_len = 1;
 
 static const uint8_t x86_nop5[X86_INSN_SIZE] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
@@ -58,53 +57,6 @@ void arch_serialize(void)
 	__asm__ __volatile__("cpuid"
 			     : "+a" (a), "=b" (b), "+c" (c), "=d" (d)
 			     : : "memory");
-}
-
-void arch_flush_icache(void *addr, size_t len)
-{
-	/* x86 keeps instruction fetch coherent with stores (SDM 3A 9.1.3). */
-	(void)addr;
-	(void)len;
-}
-
-/* No fetch sync: fetch is coherent, and membarrier serialises the cores. */
-const bool arch_has_sync_fetch = false;
-const char arch_sync_fetch_name[] = "";
-
-int arch_sync_fetch(void)
-{
-	return -ENOSYS;
-}
-
-bool arch_fetch_misses_procmem(int fd)
-{
-	/* Hardware keeps fetch coherent with the kernel's write. */
-	(void)fd;
-	return false;
-}
-
-uintptr_t arch_context_pc(const void *ucontext)
-{
-	const ucontext_t *uc = ucontext;
-
-	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-}
-
-void arch_context_set_pc(void *ucontext, uintptr_t pc)
-{
-	ucontext_t *uc = ucontext;
-
-	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-}
-
-void arch_context_link(void *ucontext, uintptr_t link)
-{
-	ucontext_t *uc = ucontext;
-	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP] - 8;
-
-	/* What "call" does: push the return address. */
-	*(uintptr_t *)sp = link;
-	uc->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
 }
 
 /*
@@ -235,12 +187,6 @@ bool arch_calls_patchable(void)
 	return !(features & X86_SHSTK_ENABLED);
 }
 
-bool arch_trap_is_breakpoint(int si_code)
-{
-	/* int3 is delivered by do_int3_user() through force_sig(SIGTRAP). */
-	return si_code == SI_KERNEL || si_code == TRAP_BRKPT;
-}
-
 /*
  * Static-call trampolines (layout in include/ulsm/arch/x86_64.h).
  *
@@ -338,7 +284,7 @@ static void tramp_fill(struct ulsm_insn *out, const uint8_t *insn, size_t n)
 }
 
 int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
-		      struct ulsm_insn *out, int *form)
+		      struct ulsm_insn *out, enum ulsm_static_call_form *form)
 {
 	static const uint8_t ret[] = { 0xc3 };
 	uint8_t insn[6];
@@ -347,7 +293,7 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 	if (!func) {
 		tramp_fill(out, ret, sizeof(ret));
 		out->resume = (uintptr_t)ulsm__x86_ret_stub;
-		*form = 1;	/* ULSM_SC_FORM_NULL */
+		*form = ULSM_SC_FORM_NULL;
 		return 0;
 	}
 	rel = (int64_t)(func - (tramp + 5));
@@ -357,14 +303,14 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 		insn[0] = 0xe9;
 		memcpy(&insn[1], &rel32, 4);
 		tramp_fill(out, insn, 5);
-		*form = 2;	/* ULSM_SC_FORM_DIRECT */
+		*form = ULSM_SC_FORM_DIRECT;
 	} else if (tramp_layout(tramp) == TRAMP_RETPOLINE) {
 		int32_t rel32 = X86_STUB_OFFSET - 5;
 
 		insn[0] = 0xe9;
 		memcpy(&insn[1], &rel32, 4);
 		tramp_fill(out, insn, 5);
-		*form = 3;	/* ULSM_SC_FORM_INDIRECT, through the stub */
+		*form = ULSM_SC_FORM_INDIRECT;	/* through the stub */
 		out->resume = tramp + X86_STUB_OFFSET;
 		return 0;
 	} else {
@@ -377,13 +323,14 @@ int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 		insn[1] = 0x25;
 		memcpy(&insn[2], &disp32, 4);
 		tramp_fill(out, insn, 6);
-		*form = 3;	/* ULSM_SC_FORM_INDIRECT */
+		*form = ULSM_SC_FORM_INDIRECT;
 	}
 	out->resume = func;
 	return 0;
 }
 
-int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
+int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
+		    enum ulsm_static_call_form *form)
 {
 	const uint8_t *p = (const uint8_t *)tramp;
 	int layout = tramp_layout(tramp);
@@ -393,16 +340,16 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 		return -EILSEQ;
 	switch (p[0]) {
 	case 0xc3:
-		n = 1, *form = 1;
+		n = 1, *form = ULSM_SC_FORM_NULL;
 		break;
 	case 0xe9:
-		n = 5, *form = 2;
+		n = 5, *form = ULSM_SC_FORM_DIRECT;
 		break;
 	case 0xff:
 		/* Never written into a retpoline trampoline. */
 		if (p[1] != 0x25 || layout == TRAMP_RETPOLINE)
 			return -EILSEQ;
-		n = 6, *form = 3;
+		n = 6, *form = ULSM_SC_FORM_INDIRECT;
 		break;
 	default:
 		return -EILSEQ;
@@ -411,7 +358,7 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 		if (p[i] != 0xcc)
 			return -EILSEQ;
 	tramp_fill(cur, p, n);
-	if (*form == 1) {
+	if (*form == ULSM_SC_FORM_NULL) {
 		cur->resume = (uintptr_t)ulsm__x86_ret_stub;
 	} else {
 		int32_t d;
@@ -421,7 +368,7 @@ int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur, int *form)
 			*(const uintptr_t *)(tramp + 6 + (intptr_t)d);
 		if (cur->resume == tramp + X86_STUB_OFFSET &&
 		    layout == TRAMP_RETPOLINE)
-			*form = 3;	/* the jump to the stub */
+			*form = ULSM_SC_FORM_INDIRECT;	/* the jump to the stub */
 	}
 	return 0;
 }
