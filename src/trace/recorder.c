@@ -524,7 +524,7 @@ static void env_check(bool at_exit)
 {
 	const char *env = getenv("ULSM_TRACE");
 	struct env_globs g = { 0 };
-	char *save = NULL;
+	char *rest;
 
 	if (!env || !*env)
 		return;
@@ -534,8 +534,8 @@ static void env_check(bool at_exit)
 	if (!g.copy)
 		return;
 	strcpy(g.copy, env);
-	for (char *p = strtok_r(g.copy, ",", &save); p && g.n < 64;
-	     p = strtok_r(NULL, ",", &save))
+	rest = g.copy;
+	for (char *p; g.n < 64 && (p = ulsm_trace_next_glob(&rest));)
 		g.glob[g.n++] = p;
 	/* Inside a probe the lock may be held by an attach: try again later. */
 	if (ulsm_trace_names_wait(match_name, &g, at_exit ? 1000 : 0)) {

@@ -63,6 +63,14 @@ void ulsm_trace_names(ulsm_trace_name_fn *emit, void *arg);
  */
 int ulsm_trace_names_wait(ulsm_trace_name_fn *emit, void *arg, int wait_ms);
 
+/*
+ * ULSM_TRACE's globs, "glob,glob,...": the next one in *@rest, cut out in
+ * place (its comma becomes a NUL), empty ones skipped; NULL at the end.
+ * One reading of the list for the registry and the recorder's report,
+ * and what tests/fuzz/fuzz_trace_glob.c feeds to ulsm_trace_enable().
+ */
+char *ulsm_trace_next_glob(char **rest);
+
 /* The list of tracepoints, their state and probes, for ulsm_dump(). */
 void ulsm_trace_dump(FILE *f);
 
