@@ -41,7 +41,7 @@ FUZZ_TESTS	:= $(FUZZ_NAMES:%=t_fuzz_%)
 # output checkers of its tests.
 fuzz_recording_SRCS	:= $(filter-out %/main.c,$(TRACE_TOOL_SRCS))
 fuzz_recording_CPPFLAGS	:= -Itools/ulsm-trace -Itests/tools
-fuzz_recording_ARGS	:= -max_len=65536
+fuzz_recording_ARGS	:= -max_len=65536 -malloc_limit_mb=256
 # The control endpoint's replies are checked as strict JSON.
 fuzz_control_CPPFLAGS	:= -Itests/tools
 fuzz_control_ARGS	:= -max_len=8192
