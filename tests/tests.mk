@@ -408,7 +408,7 @@ check: all $(TEST_BINS)
 
 # make stress: what make check does not run, sized for CI (a few minutes
 # on 2 CPUs): more threads than CPUs, longer runs of the grace periods,
-# the tracepoints, the plug-ins and the fuzz of ulsm-trace. make
+# the tracepoints, the plug-ins and ulsm-trace's large files. make
 # stress-full (STRESS=full) adds 50,000 updates of each kind with 3
 # threads running them and every errno at every system call of each kind
 # of update (about 15 minutes); its counts are each line's second.
