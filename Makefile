@@ -242,6 +242,7 @@ $(BUILD)/ulsmctl: $(ULSMCTL_SRCS) $(wildcard tools/ulsmctl/*.h) $(CONFIG_H)
 # the benchmarks (make bench): each in its own file, with its rules.
 include examples/examples.mk
 include tests/tests.mk
+include tests/fuzz/fuzz.mk
 include bench/bench.mk
 include abi/abi.mk
 

@@ -21,8 +21,7 @@
 #include "lsm/lsm_internal.h"
 #include "static/static.h"
 #include "trace/trace.h"
-
-void ulsm_dump_arm(const void *object);
+#include "dump.h"
 
 /*
  * An address, to be named: the dump is written under the patch lock into
@@ -388,17 +387,25 @@ ULSM_API void ulsm_dump(FILE *f)
  * exit. Another thread may be in the middle of an update then, or even
  * stopped holding a lock for good: wait a second at most, then say so.
  */
+enum ulsm_dump_to ulsm_dump_target(const char *to)
+{
+	if (!to || !*to || !strcmp(to, "0"))
+		return ULSM_DUMP_NONE;
+	return strcmp(to, "1") ? ULSM_DUMP_FILE : ULSM_DUMP_STDERR;
+}
+
 static void dump_at_exit(void)
 {
 	static int done;
 	const char *to = getenv("ULSM_DUMP");
+	enum ulsm_dump_to where = ulsm_dump_target(to);
 	FILE *f = stderr;
 	bool opened = false;
 
-	if (!to || !*to || !strcmp(to, "0") ||
+	if (where == ULSM_DUMP_NONE ||
 	    __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (strcmp(to, "1")) {
+	if (where == ULSM_DUMP_FILE) {
 		f = fopen(to, "a");
 		if (!f)
 			return;
@@ -443,10 +450,9 @@ void ulsm_dump_arm(const void *object)
 	static const void *armed[32];
 	static unsigned int narmed;
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	const char *to = getenv("ULSM_DUMP");
 	bool arm = !object;
 
-	if (!to || !*to || !strcmp(to, "0"))
+	if (ulsm_dump_target(getenv("ULSM_DUMP")) == ULSM_DUMP_NONE)
 		return;
 	pthread_mutex_lock(&lock);
 	if (object && narmed < ARRAY_SIZE(armed)) {

@@ -17,9 +17,7 @@
 #include "lsm/lsm_internal.h"
 #include "static/static.h"
 #include "trace/trace.h"
-
-/* src/dump.c */
-void ulsm_dump_arm(const void *object);
+#include "dump.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 

@@ -430,7 +430,7 @@ check: all $(TEST_BINS)
 
 # make stress: what make check does not run, sized for CI (a few minutes
 # on 2 CPUs): more threads than CPUs, longer runs of the grace periods,
-# the tracepoints, the plug-ins and the fuzz of ulsm-trace. make
+# the tracepoints, the plug-ins and ulsm-trace's large files. make
 # stress-full (STRESS=full) adds 50,000 updates of each kind with 3
 # threads running them and every errno at every system call of each kind
 # of update (about 15 minutes); its counts are each line's second.
@@ -466,17 +466,3 @@ stress: all $(STRESS_TESTS:%=$(BUILD)/tests/%.t)
 	$(if $(full),ULSM_TEST_PLUGIN_DIR=$(BUILD)/tests $(EMU) $(BUILD)/tests/t_fault_walk.t --full)
 	# ulsm-trace on generated files (about 20,000 and 400,000 events in full).
 	cd $(BUILD)/tests && ULSM_EMU='$(EMU)' $(EMU) ./t_trace_fuzz.t $(TRACE_FUZZ_ARGS)
-
-# libFuzzer on ulsm-trace's reader (clang; not in make check): seeds from
-# t_trace_fuzz, FUZZ_TIME seconds, findings in build/fuzz-trace/.
-FUZZ_TIME	?= 300
-FUZZ_DIR	:= build/fuzz-trace
-.PHONY: fuzz-trace
-fuzz-trace: $(BUILD)/tests/t_trace_fuzz.t
-	@mkdir -p $(FUZZ_DIR)/corpus
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -I$(BUILD)/include -Iinclude -Itests/tools -Itools/ulsm-trace \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $(FUZZ_DIR)/fuzz_trace \
-		tests/tools/fuzz_trace.c $(filter-out %/main.c,$(TRACE_TOOL_SRCS))
-	cd $(BUILD)/tests && ./t_trace_fuzz.t --corpus $(abspath $(FUZZ_DIR))/corpus >/dev/null
-	cd $(FUZZ_DIR) && ./fuzz_trace -max_total_time=$(FUZZ_TIME) -max_len=65536 \
-		-rss_limit_mb=1024 -malloc_limit_mb=256 corpus

@@ -83,6 +83,16 @@ extern struct ulsm_config ulsm_config;
  * library's (static linking).
  */
 void ulsm_config_init(void);
+/*
+ * What ulsm_config_init() reads (ULSM_DEBUG, ULSM_SYNC, ULSM_WRITE,
+ * ULSM_SYNC_TIMEOUT_MS, ULSM_SYNC_SIGNAL), through @env (getenv there;
+ * the fuzzing harness's own lookup in tests/fuzz/fuzz_env.c), into @c and
+ * *@debugging; nothing else is read or written. Its complaints go through
+ * ulsm_debug(), which ulsm_debugging (not *@debugging) governs.
+ */
+typedef const char *ulsm_env_fn(const char *name);
+void ulsm_config_parse(struct ulsm_config *c, bool *debugging,
+		       ulsm_env_fn *env);
 
 /* --- statistics (src/base/config.c) ------------------------------------ */
 

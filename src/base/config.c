@@ -19,53 +19,64 @@ struct ulsm_stats ulsm_stats;
 
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
-static void parse_env(void)
+void ulsm_config_parse(struct ulsm_config *c, bool *debugging,
+		       ulsm_env_fn *env)
 {
 	const char *s;
 
-	s = getenv("ULSM_DEBUG");
-	ulsm_debugging = s && *s && strcmp(s, "0") != 0;
+	s = env("ULSM_DEBUG");
+	*debugging = s && *s && strcmp(s, "0") != 0;
 
-	s = getenv("ULSM_SYNC");
+	s = env("ULSM_SYNC");
 	if (s && !strcmp(s, "signal"))
-		ulsm_config.sync_mode = ULSM_SYNC_SIGNAL;
+		c->sync_mode = ULSM_SYNC_SIGNAL;
 	else if (s && !strcmp(s, "membarrier"))
-		ulsm_config.sync_mode = ULSM_SYNC_MEMBARRIER;
+		c->sync_mode = ULSM_SYNC_MEMBARRIER;
 	else if (s && *s && strcmp(s, "auto"))
 		ulsm_debug("ULSM_SYNC=%s not understood, using auto", s);
 
-	s = getenv("ULSM_WRITE");
+	s = env("ULSM_WRITE");
 	if (s && !strcmp(s, "procmem"))
-		ulsm_config.write_mode = ULSM_WRITE_PROCMEM;
+		c->write_mode = ULSM_WRITE_PROCMEM;
 	else if (s && !strcmp(s, "mprotect"))
-		ulsm_config.write_mode = ULSM_WRITE_MPROTECT;
+		c->write_mode = ULSM_WRITE_MPROTECT;
 	else if (s && *s && strcmp(s, "auto"))
 		ulsm_debug("ULSM_WRITE=%s not understood, using auto", s);
 
-	ulsm_config.sync_timeout_ms = ULSM_SYNC_TIMEOUT_MS_DEFAULT;
-	s = getenv("ULSM_SYNC_TIMEOUT_MS");
+	c->sync_timeout_ms = ULSM_SYNC_TIMEOUT_MS_DEFAULT;
+	s = env("ULSM_SYNC_TIMEOUT_MS");
 	if (s && *s) {
 		char *end;
 		long n = strtol(s, &end, 10);
 
 		if (!*end && n >= 1 && n <= 3600000)
-			ulsm_config.sync_timeout_ms = (unsigned int)n;
+			c->sync_timeout_ms = (unsigned int)n;
 		else
 			ulsm_debug("ULSM_SYNC_TIMEOUT_MS=%s is not a number of "
 				   "milliseconds from 1 to 3600000", s);
 	}
 
-	ulsm_config.sync_signal = SIGRTMAX - 3;
-	s = getenv("ULSM_SYNC_SIGNAL");
+	c->sync_signal = SIGRTMAX - 3;
+	s = env("ULSM_SYNC_SIGNAL");
 	if (s && *s) {
 		char *end;
 		long n = strtol(s, &end, 10);
 
 		if (!*end && n >= SIGRTMIN && n <= SIGRTMAX)
-			ulsm_config.sync_signal = (int)n;
+			c->sync_signal = (int)n;
 		else
 			ulsm_debug("ULSM_SYNC_SIGNAL=%s is not a real-time signal", s);
 	}
+}
+
+static const char *from_environ(const char *name)
+{
+	return getenv(name);
+}
+
+static void parse_env(void)
+{
+	ulsm_config_parse(&ulsm_config, &ulsm_debugging, from_environ);
 }
 
 void ulsm_config_init(void)

@@ -274,9 +274,8 @@ static void once_init(void)
 					      .out.max = ulsm_control_out_max };
 }
 
-static int timeout_from_env(void)
+int ulsm_control_timeout_parse(const char *v)
 {
-	const char *v = getenv("ULSM_CONTROL_TIMEOUT_MS");
 	char *end;
 	long ms;
 
@@ -346,7 +345,8 @@ static int start_locked(void)
 		ret = ulsm_error(ret, "control: pipe: %s", strerror(-ret));
 		goto fail_unlink;
 	}
-	ctl.timeout_ms = timeout_from_env();
+	ctl.timeout_ms =
+		ulsm_control_timeout_parse(getenv("ULSM_CONTROL_TIMEOUT_MS"));
 	srv.pid = getpid();
 	srv.accept_at = 0;
 	srv.accept_pause = 0;
@@ -391,12 +391,16 @@ ULSM_API void ulsm_control_stop(void)
 	pthread_mutex_unlock(&srv.lock);
 }
 
+bool ulsm_control_env_on(const char *v)
+{
+	return v && !strcmp(v, "1");
+}
+
 void ulsm_control_from_env(void)
 {
-	const char *v = getenv("ULSM_CONTROL");
 	int ret;
 
-	if (!v || strcmp(v, "1"))
+	if (!ulsm_control_env_on(getenv("ULSM_CONTROL")))
 		return;
 	ret = ulsm_control_start();
 	if (ret)

@@ -121,6 +121,18 @@ struct lsm_info *ulsm_lsm_find_module(struct ulsm_lsm_state *st,
 /* The exclusive module of @st that is up, or NULL. Lock held. */
 struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st);
 
+/* --- the order (order.c) --------------------------------------------- */
+
+/*
+ * Decide @st's order from the order string @order (NULL: the built-in
+ * one), @origin naming it in messages: st->ordered, each module's state,
+ * the places kept. ulsm_lsm_init()'s parser, apart so that it can be
+ * fuzzed on a scratch state (tests/fuzz/fuzz_order.c). 0 or -ENOMEM
+ * (nothing changed). Lock held.
+ */
+int ulsm_lsm_order_decide(struct ulsm_hook_set *set, struct ulsm_lsm_state *st,
+			  const char *order, const char *origin);
+
 /* --- introspection (query.c), for the dump and the control endpoint -- */
 
 /* A module's state, as a word ("active", "failed", ...). */

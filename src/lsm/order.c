@@ -333,6 +333,45 @@ static void parse_order(struct ulsm_lsm_state *st, const struct module_index *x,
 		}
 }
 
+/*
+ * Decide @st's order from @order, told by @origin in messages: which
+ * modules come up and in which order (st->ordered, each module's state)
+ * and the places kept for those to come (st->pos). NULL @order, or one of
+ * removals only: the set's built-in order (minus the removals), else
+ * every module. 0, or -ENOMEM with nothing changed.
+ *
+ * Apart from ulsm_lsm_init() so that the parser of a string that comes
+ * from outside (ULSM_LSM) can be fuzzed on a scratch state, without the
+ * bring-up, which a set allows once per process
+ * (tests/fuzz/fuzz_order.c). Framework lock held.
+ */
+int ulsm_lsm_order_decide(struct ulsm_hook_set *set, struct ulsm_lsm_state *st,
+			  const char *order, const char *origin)
+{
+	struct module_index x = { NULL, NULL, 0 };
+	size_t count = 0;
+
+	for (struct lsm_info *m = st->modules; m; m = m->next)
+		count++;
+	st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
+	if (!st->ordered || index_build(&x, st, count)) {
+		ulsm_free(st->ordered);
+		st->ordered = NULL;
+		index_free(&x);
+		return -ENOMEM;
+	}
+	if (!mark_removals(st, &x, order, origin)) {
+		/* Only "!name" entries: the default order, minus those. */
+		order = set->builtin_order;
+		origin = order ? "built-in order" : "every module";
+	}
+	parse_order(st, &x, order, origin);
+	keep_removals(st, &x);
+	st->explicit_order = order != NULL;
+	index_free(&x);
+	return 0;
+}
+
 /* --- the list of active modules ---------------------------------------- */
 
 /* Room for every module's name and a separator, and the final NUL. */
@@ -650,7 +689,6 @@ static int hold_registered(struct ulsm_hook_set *set,
 
 ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 {
-	struct module_index x = { NULL, NULL, 0 };
 	struct ulsm_lsm_pins pins;
 	struct ulsm_lsm_state *st;
 	struct lsm_info *m;
@@ -687,33 +725,23 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 	 */
 	ret = ulsm_lsm_claim(set);
 	if (!ret)
-		ret = index_build(&x, st, count);
-	if (!ret)
 		ret = ulsm_lsm_pins_room(set, &pins, count);
 	if (!ret) {
-		st->ordered = ulsm_calloc(count + 1, sizeof(*st->ordered));
 		list = ulsm_malloc(list_size(st));
-		if (!st->ordered || !list)
+		if (!list)
 			ret = -ENOMEM;
-	}
-	if (ret) {
-		ulsm_free(st->ordered);
-		st->ordered = NULL;
-		ulsm_free(list);
-		goto out;
 	}
 	if (!order) {
 		order = getenv("ULSM_LSM");
 		origin = "ULSM_LSM";
 	}
-	if (!mark_removals(st, &x, order, origin)) {
-		/* Only "!name" entries: the default order, minus those. */
-		order = set->builtin_order;
-		origin = order ? "built-in order" : "every module";
+	/* The last thing that can fail: it changes nothing when it does. */
+	if (!ret)
+		ret = ulsm_lsm_order_decide(set, st, order, origin);
+	if (ret) {
+		ulsm_free(list);
+		goto out;
 	}
-	parse_order(st, &x, order, origin);
-	keep_removals(st, &x);
-	st->explicit_order = order != NULL;
 
 	/* From here on, a module that registers arrives (lsm_register). */
 	list[0] = '\0';
@@ -736,7 +764,6 @@ ULSM_API int ulsm_lsm_init(struct ulsm_hook_set *set, const char *order)
 			    "dynamically, with -rdynamic, to load plug-ins",
 			    set->name, set->name);
 out:
-	index_free(&x);
 	ulsm_lsm_unlock();
 	ulsm_lsm_pins_finish(set, &pins);
 	return ret;

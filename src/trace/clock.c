@@ -45,17 +45,19 @@ static void pair(uint64_t *c, uint64_t *ns)
 	}
 }
 
+bool ulsm_trace_clock_parse(const char *s, bool *bad)
+{
+	*bad = s && *s && strcmp(s, "monotonic") && strcmp(s, "counter");
+	return !s || strcmp(s, "monotonic");
+}
+
 void ulsm_trace_clock_init(void)
 {
 	const char *s = getenv("ULSM_TRACE_CLOCK");
-	bool want = true;
+	bool bad, want = ulsm_trace_clock_parse(s, &bad);
 
-	if (s && *s) {
-		if (!strcmp(s, "monotonic"))
-			want = false;
-		else if (strcmp(s, "counter"))
-			bad_value = s;
-	}
+	if (bad)
+		bad_value = s;
 	if (want && !ulsm_counter_usable()) {
 		counter_refused = s && !strcmp(s, "counter");
 		want = false;

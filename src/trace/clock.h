@@ -63,6 +63,13 @@ struct ulsm_trace_clock_map {
 
 /* Choose the clock (ULSM_TRACE_CLOCK) and take the anchor: once. */
 void ulsm_trace_clock_init(void);
+/*
+ * ULSM_TRACE_CLOCK's value @s (NULL: unset): whether it asks for the
+ * counter (the default; anything but "monotonic"), and *@bad when it is
+ * neither "counter" nor "monotonic" (nor empty). Apart so that
+ * tests/fuzz/fuzz_env.c can give it any bytes.
+ */
+bool ulsm_trace_clock_parse(const char *s, bool *bad);
 
 /* A bad ULSM_TRACE_CLOCK, reported (once; after the choice). */
 void ulsm_trace_clock_report(void);

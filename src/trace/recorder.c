@@ -111,21 +111,12 @@ static bool first_time(int *flag)
 	return !__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED);
 }
 
-/*
- * ULSM_TRACE_BUF, read once: events per ring, 64 to 2^24, rounded up to
- * a power of two. Anything else is reported and the default is used.
- */
-static uint32_t ring_cap(void)
+uint32_t ulsm_trace_buf_parse(const char *s, bool *bad)
 {
-	static uint32_t cap;
-	static int reported;
-	uint32_t c = __atomic_load_n(&cap, __ATOMIC_RELAXED);
-	const char *s;
 	unsigned long n = BUF_DEFAULT;
+	uint32_t c;
 
-	if (c)
-		return c;
-	s = getenv("ULSM_TRACE_BUF");
+	*bad = false;
 	if (s && *s) {
 		char *end;
 		unsigned long v;
@@ -133,17 +124,33 @@ static uint32_t ring_cap(void)
 		errno = 0;
 		v = strtoul(s, &end, 0);
 		if (*s < '0' || *s > '9' || *end || errno || v < BUF_MIN ||
-		    v > BUF_MAX) {
-			if (first_time(&reported))
-				ulsm_report("ULSM_TRACE_BUF=\"%s\" is not a number "
-					    "of events from %d to %lu: %d used",
-					    s, BUF_MIN, BUF_MAX, BUF_DEFAULT);
-		} else {
+		    v > BUF_MAX)
+			*bad = true;
+		else
 			n = v;
-		}
 	}
 	for (c = 1; c < n; c <<= 1)
 		;
+	return c;
+}
+
+/* ULSM_TRACE_BUF, read once; a bad value reported once. */
+static uint32_t ring_cap(void)
+{
+	static uint32_t cap;
+	static int reported;
+	uint32_t c = __atomic_load_n(&cap, __ATOMIC_RELAXED);
+	const char *s;
+	bool bad;
+
+	if (c)
+		return c;
+	s = getenv("ULSM_TRACE_BUF");
+	c = ulsm_trace_buf_parse(s, &bad);
+	if (bad && first_time(&reported))
+		ulsm_report("ULSM_TRACE_BUF=\"%s\" is not a number of events "
+			    "from %d to %lu: %d used", s, BUF_MIN, BUF_MAX,
+			    BUF_DEFAULT);
 	__atomic_store_n(&cap, c, __ATOMIC_RELAXED);
 	return c;
 }
@@ -524,7 +531,7 @@ static void env_check(bool at_exit)
 {
 	const char *env = getenv("ULSM_TRACE");
 	struct env_globs g = { 0 };
-	char *save = NULL;
+	char *rest;
 
 	if (!env || !*env)
 		return;
@@ -534,8 +541,8 @@ static void env_check(bool at_exit)
 	if (!g.copy)
 		return;
 	strcpy(g.copy, env);
-	for (char *p = strtok_r(g.copy, ",", &save); p && g.n < 64;
-	     p = strtok_r(NULL, ",", &save))
+	rest = g.copy;
+	for (char *p; g.n < 64 && (p = ulsm_trace_next_glob(&rest));)
 		g.glob[g.n++] = p;
 	/* Inside a probe the lock may be held by an attach: try again later. */
 	if (ulsm_trace_names_wait(match_name, &g, at_exit ? 1000 : 0)) {

@@ -63,6 +63,14 @@ void ulsm_trace_names(ulsm_trace_name_fn *emit, void *arg);
  */
 int ulsm_trace_names_wait(ulsm_trace_name_fn *emit, void *arg, int wait_ms);
 
+/*
+ * ULSM_TRACE's globs, "glob,glob,...": the next one in *@rest, cut out in
+ * place (its comma becomes a NUL), empty ones skipped; NULL at the end.
+ * One reading of the list for the registry and the recorder's report,
+ * and what tests/fuzz/fuzz_trace_glob.c feeds to ulsm_trace_enable().
+ */
+char *ulsm_trace_next_glob(char **rest);
+
 /* The list of tracepoints, their state and probes, for ulsm_dump(). */
 void ulsm_trace_dump(FILE *f);
 
@@ -102,6 +110,15 @@ void ulsm_trace_count_end(void);
 
 /* ULSM_USDT=1: a thread that looks every 100 ms (usdt.c; start-up). */
 void ulsm_trace_usdt_from_env(void);
+/*
+ * The environment's values (NULL: unset), read apart from their use so
+ * that tests/fuzz/fuzz_env.c can give them any bytes. ULSM_USDT: 1 (on),
+ * 0 (unset, "" or "0"), or -EINVAL (anything else: reported, ignored).
+ * ULSM_TRACE_BUF (recorder.c): events per ring, 64 to 2^24 rounded up to
+ * a power of two, else the default with *@bad set.
+ */
+int ulsm_trace_usdt_parse(const char *v);
+uint32_t ulsm_trace_buf_parse(const char *s, bool *bad);
 /*
  * One look at the USDT semaphores: the tracepoints' own probes, and the
  * hook sets traced for a tracer at their tracepoint (usdt.c).

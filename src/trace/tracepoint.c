@@ -881,19 +881,31 @@ ULSM_API int ulsm_trace_disable(const char *glob)
 	return glob_detach(glob, NULL, NULL);
 }
 
+char *ulsm_trace_next_glob(char **rest)
+{
+	char *g = *rest + strspn(*rest, ","), *end;
+
+	if (!*g)
+		return NULL;
+	end = g + strcspn(g, ",");
+	*rest = *end ? end + 1 : end;
+	*end = '\0';
+	return g;
+}
+
 /* ULSM_TRACE=glob,glob,...: the recorder on those, from the start. */
 static void env_init(void)
 {
 	const char *env = getenv("ULSM_TRACE");
-	char *copy, *save = NULL;
+	char *copy, *rest;
 
 	if (!env || !*env)
 		return;
 	copy = str_copy(env);
 	if (!copy)
 		return;
-	for (char *g = strtok_r(copy, ",", &save); g;
-	     g = strtok_r(NULL, ",", &save)) {
+	rest = copy;
+	for (char *g; (g = ulsm_trace_next_glob(&rest));) {
 		struct glob_probe *gp;
 
 		if (glob_find(g, NULL, NULL))

@@ -10,6 +10,7 @@
  * signal stays open, as every thread's must), and a child of fork() has
  * none: it looks through its own endpoint, or ulsm_trace_usdt_poll().
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -58,17 +59,24 @@ static void *watch(void *unused)
 	return NULL;
 }
 
+int ulsm_trace_usdt_parse(const char *v)
+{
+	if (!v || !*v || !strcmp(v, "0"))
+		return 0;
+	return strcmp(v, "1") ? -EINVAL : 1;
+}
+
 void ulsm_trace_usdt_from_env(void)
 {
 	const char *v = getenv("ULSM_USDT");
 	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t t;
-	int ret;
+	int ret = ulsm_trace_usdt_parse(v);
 
-	if (!v || !*v || !strcmp(v, "0"))
+	if (!ret)
 		return;
-	if (strcmp(v, "1")) {
+	if (ret < 0) {
 		ulsm_report("ULSM_USDT=\"%.32s\" is neither 0 nor 1: ignored",
 			    v);
 		return;

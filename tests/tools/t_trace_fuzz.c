@@ -3,15 +3,15 @@
  * t_trace_fuzz - ulsm-trace reads files that may be truncated, corrupted or
  * hostile, and behaves (TAP).
  *
- *	t_trace_fuzz.t [--seed N] [--scale N] [--corpus DIR]
+ *	t_trace_fuzz.t [--seed N] [--scale N]
  *
  * The files come from a real recording (this program's own tracepoints,
  * through the recorder, from three threads) and from nothing: names of
  * every length around the tool's old 256-byte buffer, names with any
- * bytes, a small file truncated at every length, bit flips, every count
- * and length replaced by huge values, random bytes after a valid header,
- * and random files of random structure, of versions 1, 2 and 3 (each
- * parameter's type: every type there is, and those there are not).
+ * bytes, a small file truncated at every length, every count and length
+ * replaced by huge values, files that break one rule each, of versions
+ * 1, 2 and 3 (each parameter's type: every type there is, and those
+ * there are not), and files of 20,000 names, threads or open slices.
  * ulsm-trace runs on each with --text, --json and --ctf, under a time
  * limit, and must either print (exit 0, JSON that a strict parser
  * accepts, text with no control byte, a CTF directory of metadata and
@@ -22,14 +22,19 @@
  * other status fails the check. Files that are valid must be printed, and
  * some of them exactly as expected.
  *
+ * What this checks is the program: its exit status, its one line, its
+ * directory, its time, its golden outputs, babeltrace2's reading. Random
+ * files are libFuzzer's job now (tests/fuzz/fuzz_recording.c, on the
+ * tool's reader and outputs in one process, guided by coverage; make
+ * check replays its seeds and findings), which replaced the bit flips,
+ * random words and random files that were here.
+ *
  * Deterministic: the seed (default 1) is printed, each failure names its
  * case and leaves its file in the current directory (trace_fuzz_fail.N.bin)
- * to replay with ulsm-trace by hand. --scale multiplies the random cases
- * (make stress: --scale 50); under a sanitizer or an emulator (ULSM_EMU),
+ * to replay with ulsm-trace by hand. --scale multiplies the large files
+ * (make stress: --scale 3); under a sanitizer or an emulator (ULSM_EMU),
  * where a run of the tool costs 5 or 40 times more, the cases are thinned
- * out (every 3rd or 16th, from a phase the seed chooses). --corpus DIR
- * also writes the valid files into DIR, as seeds for tests/tools/fuzz_trace.c
- * (make fuzz-trace).
+ * out (every 3rd or 16th, from a phase the seed chooses).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -396,148 +401,6 @@ static void build3(struct buf *b, const struct tname *nm,
 	build_v(b, nm, types, nn, th, nt, pt, np);
 }
 
-static uint64_t rng_state;
-
-/* splitmix64: the same sequence for the same seed, on every platform. */
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t below(uint64_t n)
-{
-	return n ? rnd() % n : 0;
-}
-
-/* A count or length as a fuzzer likes them: small, at an edge, or any. */
-static uint64_t edgy(void)
-{
-	static const uint64_t edges[] = {
-		0, 1, 2, 6, 7, 255, 256, 4095, 4096, 4097, 65535, 65536,
-		0x7fffffff, 0x80000000, 0xffffffff, 1ull << 32, 1ull << 58,
-		(1ull << 58) + 1, 1ull << 63, UINT64_MAX,
-	};
-
-	switch (below(4)) {
-	case 0:
-		return edges[below(sizeof(edges) / sizeof(edges[0]))];
-	case 1:
-		return rnd();
-	default:
-		return below(9);
-	}
-}
-
-/* Bytes of a name: mostly an identifier, sometimes anything. */
-static void random_name(char *p, size_t len)
-{
-	static const char *const suffixes[] = {
-		"_start", "_begin", "_end", "_done", ",", ", ",
-	};
-	int kind = (int)below(4);
-
-	for (size_t i = 0; i < len; i++) {
-		if (kind == 0)
-			p[i] = (char)rnd();
-		else if (kind == 1 && !below(4))
-			p[i] = (char)(0x80 | below(0x80));
-		else
-			p[i] = "abcdefghijklmnopqrstuvwxyz_0123456789, "
-			       [below(kind == 3 ? 39 : 37)];
-	}
-	if (len > 8 && below(2)) {
-		const char *sf = suffixes[below(6)];
-
-		memcpy(p + len - strlen(sf), sf, strlen(sf));
-	}
-}
-
-static size_t random_len(void)
-{
-	static const size_t lens[] = { 0, 1, 255, 256, 257, 326, 4095, 4096,
-				       4097 };
-
-	return below(4) ? below(40) : lens[below(sizeof(lens) / sizeof(lens[0]))];
-}
-
-/*
- * A random file, one time in two spoiled: cut, bit-flipped, a noted field
- * made huge or odd, or bytes appended.
- */
-static void spoil(struct buf *b)
-{
-	switch (below(8)) {
-	case 0:
-		b->len = below(b->len);
-		break;
-	case 1:
-		for (int i = 1 + (int)below(8); i > 0; i--)
-			b->p[below(b->len)] ^= (unsigned char)(1u << below(8));
-		break;
-	case 2:
-		if (nfields) {
-			struct field f = fields[below(nfields)];
-			uint64_t v = edgy();
-
-			memcpy(b->p + f.off, &v, (size_t)f.width);
-		}
-		break;
-	case 3:
-		for (int i = 1 + (int)below(16); i > 0; i--)
-			put(b, &(char){ (char)rnd() }, 1);
-		break;
-	}
-}
-
-/*
- * A file of random structure, written by the rules or breaking one now
- * and then: up to 6 names (ids that may repeat or be missing, lengths up
- * to past the limit), up to 4 rings of up to 8 events (ids named or not,
- * 0 to 8 words, any times); then, one time in two, cut, bit-flipped, a
- * count made huge or bytes appended.
- */
-static void random_file(struct buf *b)
-{
-	static char bytes[6][2][4100];
-	struct tname nm[6];
-	struct tevent ev[4][8];
-	struct tring r[4];
-	size_t nn = below(7), nr = below(5);
-
-	for (size_t i = 0; i < nn; i++) {
-		size_t nl = random_len(), al = random_len();
-
-		random_name(bytes[i][0], nl);
-		random_name(bytes[i][1], al);
-		nm[i] = (struct tname){
-			below(3) ? 1 + (uint32_t)below(8) : (uint32_t)rnd(),
-			below(8) ? (uint32_t)below(7) : (uint32_t)edgy(),
-			bytes[i][0], bytes[i][1], nl, al,
-		};
-	}
-	for (size_t k = 0; k < nr; k++) {
-		r[k] = (struct tring){ (uint32_t)rnd(), below(9), ev[k] };
-		for (size_t i = 0; i < r[k].nev; i++) {
-			ev[k][i] = (struct tevent){
-				below(2) ? below(10000) : rnd(),
-				nn && below(3) ? nm[below(nn)].id :
-					(uint32_t)edgy(),
-				below(8) ? (uint32_t)below(7) : (uint32_t)edgy(),
-				{ rnd(), edgy(), rnd(), edgy(), rnd(), edgy() },
-			};
-		}
-	}
-	nfields = 0;
-	noting = true;
-	build(b, nm, nn, r, nr);
-	noting = false;
-	spoil(b);
-}
-
 /* --- running the tool ------------------------------------------------- */
 
 enum expect { ACCEPT, REFUSE, EITHER };
@@ -563,9 +426,7 @@ static char ctf_path[PATH_MAX + 16];
  */
 static bool have_bt;
 static long bt_runs, bt_budget = 100, ctf_printed;
-static int nsaved, runs, nseeds;
-/* --corpus: where the valid files go, as seeds for tests/fuzz_trace.c. */
-static const char *corpus;
+static int nsaved, runs;
 /*
  * Under a sanitizer a run of the tool is 5 times slower, under an
  * emulator 40 times: the loops over lengths and fields take every
@@ -962,16 +823,6 @@ static void try_modes(struct tally *t, const char *label, const void *p,
 		exit(1);
 	}
 	t->files++;
-	if (corpus && want == ACCEPT && len <= 65536) {
-		char seed[PATH_MAX + 32];
-
-		snprintf(seed, sizeof(seed), "%s/seed.%d.bin", corpus, nseeds++);
-		f = fopen(seed, "wb");
-		if (f) {
-			fwrite(p, 1, len, f);
-			fclose(f);
-		}
-	}
 	if (mask) {
 		for (int m = 0; m < 3; m++)
 			if (mask & (1 << m))
@@ -1980,16 +1831,6 @@ static bool good_type(unsigned int type)
 	       (kind == 8 && !size) || (kind == 9 && size);
 }
 
-static uint8_t random_type(void)
-{
-	static const uint8_t types[] = {
-		0x11, 0x12, 0x14, 0x18, 0x21, 0x22, 0x24, 0x28, 0x31, 0x44,
-		0x48, 0x54, 0x68, 0x74, 0x78, 0x80, 0x91, 0x93, 0x98,
-	};
-
-	return below(10) ? types[below(sizeof(types))] : (uint8_t)rnd();
-}
-
 /*
  * A small valid version 3 file: a value of each kind, at the edge of its
  * width (-13 and 4294967283 from the same 32 bits), a float and a double,
@@ -2154,101 +1995,6 @@ static void types3(void)
 }
 
 /*
- * A version 2 file of random structure: up to 4 names, 4 threads (tids
- * that may repeat or be missing), 6 parts of up to 6 events or a lost
- * count, with strings; then, one time in two, cut, bit-flipped, a field
- * made huge or bytes appended.
- */
-static void random_file23(struct buf *b, bool v3)
-{
-	static char bytes[4][2][300], text[6][6][6][300];
-	uint8_t types[4][6];
-	struct tname nm[4];
-	struct t2thread th[4];
-	struct t2event ev[6][6];
-	struct t2part pt[6];
-	size_t nn = below(5), nt = below(5), np = below(7);
-
-	for (size_t i = 0; i < nn; i++) {
-		size_t nl = below(4) ? below(20) : below(300);
-		size_t al = below(20);
-
-		random_name(bytes[i][0], nl);
-		random_name(bytes[i][1], al);
-		nm[i] = (struct tname){
-			below(3) ? 1 + (uint32_t)below(6) : (uint32_t)rnd(),
-			below(8) ? (uint32_t)below(7) : (uint32_t)edgy(),
-			bytes[i][0], bytes[i][1], nl, al,
-		};
-		for (int k = 0; k < 6; k++)
-			types[i][k] = random_type();
-	}
-	for (size_t i = 0; i < nt; i++)
-		th[i] = (struct t2thread){ 1 + (uint32_t)below(5),
-					   (uint32_t)below(3), "thr", below(4) };
-	for (size_t k = 0; k < np; k++) {
-		pt[k] = (struct t2part){ 1 + (uint32_t)below(6), below(7),
-					 ev[k], edgy(), !below(4) };
-		for (size_t i = 0; i < pt[k].nev; i++) {
-			struct t2event *e = &ev[k][i];
-			uint32_t n = below(8) ? (uint32_t)below(7) :
-					       (uint32_t)edgy() & 0xff;
-
-			*e = (struct t2event){
-				below(2) ? below(10000) : rnd(),
-				nn && below(3) ? nm[below(nn)].id :
-					(uint32_t)edgy(),
-				n, (uint32_t)below(64) & ((1u << (n < 6 ? n : 6)) - 1),
-				{ rnd(), edgy(), rnd(), edgy(), rnd(), edgy() },
-			};
-			/* Version 3: mostly, the strings its name's types say. */
-			for (size_t m = 0; v3 && m < nn && below(4); m++) {
-				if (nm[m].id != e->id)
-					continue;
-				e->strs = 0;
-				for (uint32_t w = 0; w < n && w < 6; w++)
-					e->strs |= (uint32_t)(types[m][w] == 0x80) << w;
-				break;
-			}
-			for (int w = 0; w < 6; w++) {
-				size_t len = below(4) ? below(30) :
-					     below(2) ? 256 : 257;
-
-				if (!(e->strs >> w & 1))
-					continue;
-				e->w[w] = below(6) ? 0 : below(2) ? T2_STR_NULL :
-					  below(2) ? T2_STR_LOST : T2_STR_CUT;
-				random_name(text[k][i][w], len);
-				text[k][i][w][len] = 0;
-				/* A NUL in it shortens it: the length is strlen. */
-				e->s[w] = text[k][i][w];
-			}
-		}
-	}
-	nfields = 0;
-	noting = true;
-	build_v(b, nm, v3 ? (const uint8_t (*)[6])types : NULL, nn, th, nt,
-		pt, np);
-	noting = false;
-	spoil(b);
-}
-
-static void random_file2(struct buf *b)
-{
-	random_file23(b, false);
-}
-
-/*
- * Version 3, its types: the recorder's, mostly, each value random (a
- * float of any bits, NaNs among them; a small integer's word with bits
- * above its size), and sometimes a byte that is no type.
- */
-static void random_file3(struct buf *b)
-{
-	random_file23(b, true);
-}
-
-/*
  * babeltrace2 reads the CTF trace of each file of known content as
  * ulsm-trace --text reads the file, field by field
  * (tests/tools/ctf_compare.sh): the real recording, the small files of
@@ -2302,88 +2048,6 @@ static void ctf_agree(void)
 	   "reads them, field by field");
 	for (int i = 0; i < 3; i++)
 		free(b[i].p);
-}
-
-/* Random files of every kind; --scale multiplies them. */
-static void random_files(long scale)
-{
-	size_t n = 40 * (size_t)scale / (slow ? stride : 1);
-	struct buf b = { 0 }, small = { 0 }, small2 = { 0 }, small3 = { 0 };
-	struct tally flips = { 0 }, after = { 0 }, noise = { 0 };
-	struct tally made = { 0 };
-	char label[96];
-
-	if (!n)
-		n = 1;
-	small_file(&small);
-	small2_file(&small2);
-	small3_file(&small3);
-	for (size_t i = 0; i < 3 * n; i++) {
-		const struct buf *from = i % 4 == 0 ? &real : i % 4 == 1 ?
-					 &small : i % 4 == 2 ? &small2 : &small3;
-		int bits = 1 + (int)below(4);
-
-		b.len = 0;
-		put(&b, from->p, from->len);
-		for (int k = 0; k < bits; k++)
-			b.p[below(b.len)] ^= (unsigned char)(1u << below(8));
-		snprintf(label, sizeof(label), "%d bit%s flipped in the %s file, "
-			 "case %zu", bits, bits > 1 ? "s" : "",
-			 i % 4 == 0 ? "real" : i % 4 == 1 ? "small" :
-			 i % 4 == 2 ? "small v2" : "small v3", i);
-		try_file(&flips, label, b.p, b.len, EITHER);
-	}
-	tally_ok(&flips, "bit flips in small files (versions 1, 2 and 3) and "
-		 "a real recording");
-	for (size_t i = 0; i < 2 * n; i++) {
-		size_t words = below(64);
-
-		b.len = 0;
-		if (i % 3)
-			put_header_v(&b, (uint32_t)(i % 3) + 1, 1, "r", 1);
-		else
-			put_header(&b);
-		for (size_t k = 0; k < words; k++) {
-			uint32_t w = below(2) ? (uint32_t)below(9) :
-						(uint32_t)edgy();
-
-			put(&b, &w, below(8) ? 4 : 1 + below(3));
-		}
-		snprintf(label, sizeof(label), "random words after the header, "
-			 "case %zu", i);
-		try_file(&after, label, b.p, b.len, EITHER);
-	}
-	tally_ok(&after, "random words after a valid header (versions 1, 2 "
-		 "and 3)");
-	for (size_t i = 0; i < n; i++) {
-		size_t len = below(300);
-
-		b.len = 0;
-		if (i % 2)
-			put_header(&b);
-		for (size_t k = 0; k < len; k++)
-			put(&b, &(char){ (char)rnd() }, 1);
-		snprintf(label, sizeof(label), "random bytes, case %zu", i);
-		try_file(&noise, label, b.p, b.len, EITHER);
-	}
-	tally_ok(&noise, "random bytes, with and without a header");
-	for (size_t i = 0; i < 4 * n; i++) {
-		if (i % 3 == 2)
-			random_file3(&b);
-		else if (i % 3 == 1)
-			random_file2(&b);
-		else
-			random_file(&b);
-		snprintf(label, sizeof(label), "a file of random structure "
-			 "(version %zu), case %zu", i % 3 + 1, i);
-		try_file(&made, label, b.p, b.len, EITHER);
-	}
-	tally_ok(&made, "files of random structure, versions 1, 2 and 3, "
-		 "some broken after");
-	free(b.p);
-	free(small.p);
-	free(small2.p);
-	free(small3.p);
 }
 
 /* After the caller's options: the last of each name wins. */
@@ -2484,17 +2148,14 @@ int main(int argc, char **argv)
 			seed = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
 			scale = strtol(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
-			corpus = argv[++i];
 		else {
 			fprintf(stderr, "usage: t_trace_fuzz.t [--seed N] "
-				"[--scale N] [--corpus DIR]\n");
+				"[--scale N]\n");
 			return 2;
 		}
 	}
 	setup();
 	bt_budget *= scale < 1 ? 1 : scale;
-	rng_state = seed;
 	phase = seed % stride;
 	if (scale > 1)
 		stride = 1, phase = 0;
@@ -2518,7 +2179,6 @@ int main(int argc, char **argv)
 	       small3_json);
 	types3();
 	ctf_agree();
-	random_files(scale);
 	cleanup();
 	diag("%d runs of ulsm-trace, %ld of babeltrace2%s", runs, bt_runs,
 	     have_bt ? "" : " (not installed)");

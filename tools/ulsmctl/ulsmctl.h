@@ -119,7 +119,7 @@ int conn_line(struct conn *c, char *line, size_t size);
 int conn_read(struct conn *c, void *dst, size_t n);
 int conn_send(struct conn *c, const char *s);
 
-/* reply.c */
+/* head.c and reply.c */
 struct reply {
 	bool ok;
 	int err;		/* !ok: the program's errno, negative */

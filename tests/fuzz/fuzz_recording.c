@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/tools/fuzz_trace.c - ulsm-trace's reader and printers under
- * libFuzzer (clang -fsanitize=fuzzer), linked with the tool's files but
- * its main(): `make fuzz-trace` builds it with ASan and UBSan and runs it
- * FUZZ_TIME seconds from seeds that t_trace_fuzz writes. Not part of make
- * check, which runs the tool itself on files it makes (t_trace_fuzz);
- * this one reaches more inputs per second.
+ * tests/fuzz/fuzz_recording.c - ulsm-trace's reader and its three outputs
+ * under libFuzzer (tests/fuzz/fuzz.mk; make check replays its corpus),
+ * linked with the tool's files but its main(). An input is a recording
+ * as ulsm-trace reads it: a file of the recorder (versions 1 to 3), or a
+ * stream of the control endpoint saved by ulsmctl record (version 2 and
+ * 3 records, ending with an end record).
  *
  * Each input is read twice, with its size known (a regular file) and not
- * (a pipe): the two must agree on accepting it, so the early checks
- * against the size never refuse what reading would accept. What is
- * accepted is printed in all three modes, and must be strict JSON whose
- * slices pair, clean text (tests/tools/trace_check.h), and a CTF trace
- * (written into memory) of metadata and whole packets
- * (tests/tools/ctf_check.h), of a size linear in the input's. A crash, a
- * leak, a sanitizer's report or an allocation over libFuzzer's limit is
- * a finding. The seeds hold files of each version, 1 to 3.
+ * (a pipe, standard input): the two must agree on accepting it, so the
+ * early checks against the size never refuse what reading would accept.
+ * What is accepted is printed in all three modes, and must be strict
+ * JSON whose slices pair, clean text (tests/tools/trace_check.h), and a
+ * CTF trace (written into memory, as recorded and with --wall-clock's
+ * offset) of metadata and whole packets (tests/tools/ctf_check.h), of a
+ * size linear in the input's. A crash, a leak, a sanitizer's report or an
+ * allocation over libFuzzer's limit is a finding. The seeds hold files of
+ * each version (tests/fuzz/corpus/recording/).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -108,15 +109,15 @@ static int mem_close(struct ctf_sink *sink, FILE *f)
  * names) per event, a packet's header and thread name per thread: a
  * bound linear in the input, which a quadratic writer would break.
  */
-static void ctf_and_check(const struct trace *t, size_t size)
+static void ctf_and_check(const struct trace *t, size_t size,
+			  const struct ctf_opts *o)
 {
 	struct mem_sink m = { .sink = { mem_create, mem_close } };
-	struct ctf_opts o = { 0 };
 	char why[256];
 
-	if (ctf_fits(t, &o, why, sizeof(why)))
+	if (ctf_fits(t, o, why, sizeof(why)))
 		return;
-	if (ctf_write(t, &o, &m.sink) || m.total > 65536 + 2048 * size)
+	if (ctf_write(t, o, &m.sink) || m.total > 65536 + 2048 * size)
 		abort();
 }
 
@@ -131,7 +132,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!known) {
 		print_and_check(&t, false);
 		print_and_check(&t, true);
-		ctf_and_check(&t, size);
+		ctf_and_check(&t, size, &(struct ctf_opts){ 0 });
+		/* --wall-clock: an offset of 2025's (a fixed one: no clock). */
+		ctf_and_check(&t, size, &(struct ctf_opts){
+			.offset_ns = 1735689600000000000ll, .wall_clock = true });
 	}
 	free_trace(&t);
 	return 0;
