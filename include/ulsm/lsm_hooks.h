@@ -212,7 +212,7 @@ typedef long ulsm__guard_fn(long, long, long, long, long, long);
 	if (static_branch_unlikely(ULSM__TAIL_KEY(SET, HOOK, NUM)))	\
 		goto OUT;						\
 	if (static_branch_likely(ULSM__SLOT_KEY(SET, HOOK, NUM))) {	\
-		ULSM__AUTO ulsm__fn = ulsm_static_call_keyed(		\
+		__extension__ ULSM__AUTO ulsm__fn = ulsm_static_call_keyed( \
 			ULSM__SLOT_NAME(SET, HOOK, NUM),		\
 			ULSM__SLOT_SCK(SET, HOOK, NUM));		\
 		if (ULSM__SLOT_LIVE(ulsm__fn)) {			\
@@ -257,7 +257,7 @@ typedef long ulsm__guard_fn(long, long, long, long, long, long);
 		continue;						\
 	ulsm__t0 = ulsm__trace_ns()
 #define ULSM__TRACED_INT_HOOK(SET, HOOK, ...)				\
-({									\
+__extension__ ({							\
 	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__trc =		\
 		SET##_lsm_default_##HOOK;				\
 	for (unsigned int ulsm__i = 0; ulsm__i < MAX_LSM_COUNT; ulsm__i++) { \
@@ -286,7 +286,7 @@ do {									\
 } while (0)
 
 #define ULSM__WALK_INT_HOOK(SET, HOOK, ...)				\
-({									\
+__extension__ ({							\
 	__label__ ulsm__out;						\
 	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__rc =		\
 		SET##_lsm_default_##HOOK;				\
@@ -301,7 +301,7 @@ ulsm__out:								\
 })
 
 #define ULSM__WALK_VOID_HOOK(SET, HOOK, ...)				\
-do {									\
+__extension__ ({							\
 	__label__ ulsm__out;						\
 	ULSM__VOID_HOOK_CHECK(SET, HOOK);				\
 	if (static_branch_unlikely(&SET##_lsm_trace_keys.HOOK)) {	\
@@ -312,7 +312,7 @@ do {									\
 	       __VA_ARGS__)						\
 ulsm__out:								\
 	;								\
-} while (0)
+})
 
 /* ULSM__NARGS, ULSM__IS_VOID and the others: <ulsm/pp.h>. */
 
@@ -379,7 +379,7 @@ static inline __attribute__((always_inline)) void ulsm__read_leave(int *unloadab
 }
 
 #define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
-({									\
+__extension__ ({							\
 	int ulsm__rd = ulsm__read_enter(ULSM__WHOLE_SECTION(SET, HOOK)); \
 	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__rv =		\
 		ULSM__CALL_INT_HOOK_(SET, HOOK, __VA_ARGS__);		\
@@ -538,7 +538,7 @@ ulsm__each_trace_turn(struct ulsm__each_trace *t, long slot)
 #define ulsm_security_add_hooks_to(SET, hooks, count, lsmid)		\
 	ULSM__ADD_HOOKS(SET, hooks, count, lsmid)
 #define ULSM__ADD_HOOKS(SET, hooks, count, lsmid)			\
-({									\
+__extension__ ({							\
 	ULSM__CHECK_HOOKS(SET, hooks);					\
 	ulsm_security_add_hooks(&SET##_hook_set,			\
 				(struct security_hook_list *)(void *)(hooks), \
@@ -556,7 +556,7 @@ ulsm__each_trace_turn(struct ulsm__each_trace *t, long slot)
 #define ulsm_lsm_free_blob_hooks(SET, blobp, FREE, ...)		\
 	ULSM__FREE_BLOB_HOOKS(SET, blobp, FREE, __VA_ARGS__)
 #define ULSM__ALLOC_BLOB_HOOKS(SET, TYPE, blobp, ALLOC, FREE, ...)	\
-({									\
+__extension__ ({							\
 	int ulsm__r = ulsm_lsm_blob_alloc(&SET##_hook_set, (TYPE),	\
 					  (void **)(blobp));		\
 	if (!ulsm__r) {							\
@@ -865,6 +865,9 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
  * for integers is silenced) and fails to compile for anything else:
  * for a hook with a floating-point or structure parameter, define
  * ULSM_LSM_C_WALK_<hook> as 1 to dispatch it with the unrolled C walk.
+ * The entry's assembly is one string longer than the 4095 characters ISO
+ * C promises: in a statement expression marked __extension__, which
+ * clang's -Wpedantic (-Woverlength-strings) then leaves alone.
  */
 #ifdef ULSM__ARCH_HAS_HOOK_ENTRY
 # define ULSM__PROBE_PARAM(decl)					\
@@ -896,7 +899,8 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 			&ULSM__P(SET, _lsm_sealed).entry[		\
 				ULSM__P(SET, _hook_idx_##NAME)] + 1;	\
 		ULSM__PROBE_PARAMS(__VA_ARGS__)				\
-		ULSM__ARCH_HOOK_ENTRY(SET, NAME, MAX_LSM_COUNT,		\
+		__extension__ ({ ULSM__ARCH_HOOK_ENTRY(SET, NAME,	\
+			MAX_LSM_COUNT,					\
 			ULSM__P(SET, _lsm_entry_##NAME),		\
 			ULSM__P(SET, _lsm_map_##NAME),			\
 			ULSM__NPARAMS(__VA_ARGS__),			\
@@ -904,7 +908,7 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 			ULSM__RET_DEF(RET, DEFAULT),			\
 			&ULSM__P(SET, _lsm_sealed_local).calls.NAME[0],	\
 			&ulsm__href,					\
-			ULSM__IS_ONE(ULSM_RETURN_THUNK));		\
+			ULSM__IS_ONE(ULSM_RETURN_THUNK)); });		\
 	}
 # define ULSM__ENTRY_MAP(SET, NAME)	ULSM__P(SET, _lsm_map_##NAME)
 # define ULSM__DECL_MAP(SET, NAME)					\

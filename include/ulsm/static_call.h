@@ -253,12 +253,12 @@ ULSM__EXTERN_C_END
 		__typeof__(STATIC_CALL_TRAMP(name)(__VA_ARGS__)), void)
 # define static_call_inline(name, ...)					\
 	__builtin_choose_expr(ULSM__SC_IS_VOID(name, __VA_ARGS__),	\
-	({								\
+	__extension__ ({						\
 		ULSM__ARCH_CALL_SITE_BEGIN();				\
 		STATIC_CALL_TRAMP(name)(__VA_ARGS__);			\
 		ULSM__ARCH_CALL_SITE(&STATIC_CALL_KEY(name));		\
 	}),								\
-	({								\
+	__extension__ ({						\
 		ULSM__ARCH_CALL_SITE_BEGIN();				\
 		__typeof__(__builtin_choose_expr(			\
 			ULSM__SC_IS_VOID(name, __VA_ARGS__), 0,		\
@@ -341,7 +341,7 @@ static inline void *ulsm__sc_cond(void *func)
  * Evaluates to 0 or a negative errno.
  */
 #define static_call_update(name, func)					\
-({									\
+__extension__ ({							\
 	ULSM__SC_CHECK_TYPE(name, func);				\
 	__typeof__(&STATIC_CALL_TRAMP(name)) ulsm__f = (func);		\
 	__static_call_update(&STATIC_CALL_KEY(name),			\

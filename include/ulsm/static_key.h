@@ -213,7 +213,7 @@ extern "C" {
  * @x: address of a struct static_key_true or struct static_key_false
  */
 #define static_branch_likely(x)						\
-({									\
+__extension__ ({							\
 	ULSM__BOOL ulsm__b;						\
 	ULSM__CHECK_BRANCH_KEY(x);					\
 	if (ULSM__KEY_IS_TRUE(x))					\
@@ -228,7 +228,7 @@ extern "C" {
  * @x: address of a struct static_key_true or struct static_key_false
  */
 #define static_branch_unlikely(x)					\
-({									\
+__extension__ ({							\
 	ULSM__BOOL ulsm__b;						\
 	ULSM__CHECK_BRANCH_KEY(x);					\
 	if (ULSM__KEY_IS_TRUE(x))					\

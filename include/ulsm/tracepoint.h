@@ -295,7 +295,7 @@ ULSM__EXTERN_C_END
 
 /* A parameter as a recorder's word: its first 8 bytes, zero-extended. */
 #define ULSM__TP_WORD(x)						\
-({									\
+__extension__ ({							\
 	uint64_t ulsm__tw = 0;						\
 	memcpy(&ulsm__tw, &(x), sizeof(x) < 8 ? sizeof(x) : 8);		\
 	ulsm__tw;							\
@@ -395,7 +395,8 @@ ULSM__EXTERN_C_END
  * through its trampoline for good.
  */
 # define ULSM__TP_TAIL_SITE(call, ...)					\
-	({ __asm__ __volatile__(""); static_call(call)(__VA_ARGS__); })
+	__extension__ ({ __asm__ __volatile__("");			\
+		static_call(call)(__VA_ARGS__); })
 #else
 # define ULSM__TP_CALL_SITE(call, ...)	static_call_cond(call)(__VA_ARGS__)
 # define ULSM__TP_TAIL_SITE(call, ...)	static_call_cond(call)(__VA_ARGS__)
