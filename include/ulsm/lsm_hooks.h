@@ -959,7 +959,7 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 	ULSM__ARCH_CALL_SITE(&SET##_lsm_sealed.inner.NAME[NUM])
 # else
 #  define ULSM__GUARD_CALL(SET, NAME, NUM)				\
-	r = ((ulsm__guard_fn *)__atomic_load_n(				\
+	r = (__extension__ (ulsm__guard_fn *)__atomic_load_n(		\
 		&SET##_lsm_sealed.inner.NAME[NUM].func,			\
 		__ATOMIC_ACQUIRE))(a, b, c, d, e, f)
 # endif
@@ -1003,11 +1003,11 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 	UNROLL(MAX_LSM_COUNT, ULSM__DEF_GUARD, SET, NAME)
 # define ULSM__INIT_GUARD(NUM, SET, NAME)				\
 	[SET##_hook_idx_##NAME * MAX_LSM_COUNT + NUM] = {		\
-		.fn = (void *)SET##_lsm_guard_##NAME##_##NUM,		\
+		.fn = __extension__ (void *)SET##_lsm_guard_##NAME##_##NUM, \
 		.inner = &SET##_lsm_sealed.inner.NAME[NUM],		\
 		.inner_tramp = STATIC_CALL_TRAMP_ADDR(			\
 			SET##_lsm_inner_##NAME##_##NUM),		\
-		.dflt = (void *)SET##_lsm_dflt_##NAME,			\
+		.dflt = __extension__ (void *)SET##_lsm_dflt_##NAME,	\
 	},
 # define ULSM__INIT_GUARDS(SET, NAME)					\
 	UNROLL(MAX_LSM_COUNT, ULSM__INIT_GUARD, SET, NAME)
@@ -1157,6 +1157,7 @@ struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_sealed) = {
 			.ret_size = ULSM__RET_SIZE(RET),		\
 			.def = ULSM__RET_DEF(RET, DEFAULT),		\
 			.traced = ULSM__IIF(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))( \
+				__extension__ (void *)			\
 				ULSM__TRACED_FN(ULSM_LSM_SET, NAME), NULL), \
 			.trace_key = &ULSM__P(ULSM_LSM_SET, _lsm_trace_keys).NAME, \
 		},

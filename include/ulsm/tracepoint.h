@@ -509,7 +509,8 @@ __extension__ ({							\
 	{								\
 		for (int ulsm__i = 0; ulsm__f && ulsm__i < ulsm__f->n;	\
 		     ulsm__i++)						\
-			((ULSM__TP_FN(NAME) *)ulsm__f->probes[ulsm__i].func)( \
+			(__extension__ (ULSM__TP_FN(NAME) *)		\
+			 ulsm__f->probes[ulsm__i].func)(		\
 				ulsm__f->probes[ulsm__i].data, ARGS);	\
 	}								\
 	static void __traceiter_##NAME(void *ulsm__data, PROTO)		\
