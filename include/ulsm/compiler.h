@@ -62,6 +62,16 @@
 # define ULSM__STATIC_ASSERT(c, msg)	_Static_assert(c, msg)
 #endif
 
+/*
+ * The end of a macro whose expansion ends with a function's body
+ * (DEFINE_TRACEPOINT, DEFINE_STATIC_SWITCH, ...), so that the ';' written
+ * after it, as after any declaration, ends a declaration: after the body
+ * it would be an empty declaration at file scope, which ISO C does not
+ * have (-Wpedantic: "extra ';' outside of a function"). A structure's
+ * tag, declared again each time: no object, no symbol, no warning.
+ */
+#define ULSM__END_DECL		struct ulsm__end_decl
+
 #define ULSM__HIDDEN		__attribute__((visibility("hidden")))
 #define ULSM__ALWAYS_INLINE	inline __attribute__((always_inline))
 

@@ -747,7 +747,7 @@ ULSM__EXTERN_C_END
 #define ULSM__HOOK_TP_DECLARE(NAME)					\
 	DECLARE_TRACEPOINT(NAME, ULSM__HOOK_TP_PROTO, ULSM__HOOK_TP_ARGS)
 #define ULSM__HOOK_TP_DECLARE_(NAME)	ULSM__HOOK_TP_DECLARE(NAME)
-ULSM__HOOK_TP_DECLARE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET))
+ULSM__HOOK_TP_DECLARE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET));
 
 /*
  * Every unit that expands the set refers to this symbol, and only the unit
@@ -1050,7 +1050,7 @@ static unsigned long ULSM__P(ULSM_LSM_SET, _lsm_trace_counts)
 #define ULSM__HOOK_TP_DEFINE(NAME)					\
 	DEFINE_TRACEPOINT(NAME, ULSM__HOOK_TP_PROTO, ULSM__HOOK_TP_ARGS)
 #define ULSM__HOOK_TP_DEFINE_(NAME)	ULSM__HOOK_TP_DEFINE(NAME)
-ULSM__HOOK_TP_DEFINE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET))
+ULSM__HOOK_TP_DEFINE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET));
 #define ULSM__TRACE_STEP(SET)						\
 	void ULSM__P(SET, _lsm_trace_step)(unsigned int hook,		\
 		unsigned int slot, long ret, unsigned long long t0,	\

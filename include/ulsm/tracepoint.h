@@ -405,7 +405,8 @@ __extension__ ({							\
 /*
  * The site: a static key; while it is on, a read-side section around the
  * call of the static call, with the single probe's data (which @iter
- * ignores).
+ * ignores). DECLARE_TRACEPOINT and DEFINE_TRACEPOINT are written with a
+ * ';' after them, as declarations (ULSM__END_DECL takes it).
  */
 #define DECLARE_TRACEPOINT(NAME, PROTO, ARGS)				\
 	typedef void ULSM__TP_FN(NAME)(void *ulsm__data, PROTO);	\
@@ -437,7 +438,8 @@ __extension__ ({							\
 	{								\
 		return tracepoint_probe_unregister(&ULSM__TP(NAME),	\
 			(void *)(uintptr_t)probe, data);		\
-	}
+	}								\
+	ULSM__END_DECL
 
 /*
  * One slot of the iterator: a static call of the slot's probe, with its
@@ -593,6 +595,7 @@ __extension__ ({							\
 	__attribute__((destructor)) static void __tpremove_##NAME(void)	\
 	{								\
 		ulsm__tracepoint_remove(&ULSM__TP(NAME));		\
-	}
+	}								\
+	ULSM__END_DECL
 
 #endif /* ULSM_TRACEPOINT_H */
