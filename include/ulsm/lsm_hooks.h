@@ -504,7 +504,8 @@ ulsm__each_trace_turn(struct ulsm__each_trace *t, long slot)
  * arguments: refuse it, naming the hook. Accepted: a function of the
  * hook's type, a pointer to one, or a void * (NULL: no callback).
  * LSM_HOOK_INIT is an initialiser, at file scope too, so the check is an
- * expression: a _Static_assert in a structure whose size is the constant
+ * expression: a _Static_assert (before C11, a bit-field that names the
+ * fault: ULSM__MEMBER_ASSERT) in a structure whose size is the constant
  * condition of __builtin_choose_expr, which is then the callback itself
  * (the same data), or a null pointer of the hook's type on error (no second
  * diagnostic about the conversion).
@@ -518,10 +519,11 @@ ulsm__each_trace_turn(struct ulsm__each_trace *t, long slot)
 # define ULSM__HOOK_CALLBACK(SET, NAME, CALLBACK)			\
 	__builtin_choose_expr(						\
 		sizeof(struct {						\
-			ULSM__STATIC_ASSERT(				\
+			ULSM__MEMBER_ASSERT(				\
 				ULSM__HOOK_CALLBACK_OK(SET, NAME, CALLBACK), \
 				"LSM_HOOK_INIT(" #NAME "): the type of the " \
-				"callback is not that of the hook");	\
+				"callback is not that of the hook",	\
+				LSM_HOOK_INIT_callback_of_another_type); \
 			int ulsm__ok;					\
 		}) && ULSM__HOOK_CALLBACK_OK(SET, NAME, CALLBACK),	\
 		CALLBACK, (SET##_hook_fn_##NAME *)0)

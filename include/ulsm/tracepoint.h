@@ -84,8 +84,11 @@ struct ulsm_tp_probe {
 	void *data;
 };
 
-/* The probes attached to a tracepoint, replaced as a whole (RCU). */
-struct ulsm_tp_funcs {
+/*
+ * The probes attached to a tracepoint, replaced as a whole (RCU). A
+ * flexible array member, which C++ has only as an extension.
+ */
+__extension__ struct ulsm_tp_funcs {
 	int n;
 	struct ulsm_tp_probe probes[];
 };
@@ -317,8 +320,9 @@ __extension__ ({							\
  * const char *, a bit each, decided at compile time (C11 _Generic, so a
  * defining unit is C). A prototype without one costs what it always did.
  */
-#define ULSM__TP_ISSTR(x)	_Generic((x), char *: 1u, const char *: 1u, \
-					 default: 0u)
+#define ULSM__TP_ISSTR(x)						\
+	(__extension__ _Generic((x), char *: 1u, const char *: 1u,	\
+				default: 0u))
 #define ULSM__TP_S1(a)		ULSM__TP_ISSTR(a)
 #define ULSM__TP_S2(a, ...)	(ULSM__TP_ISSTR(a) | ULSM__TP_S1(__VA_ARGS__) << 1)
 #define ULSM__TP_S3(a, ...)	(ULSM__TP_ISSTR(a) | ULSM__TP_S2(__VA_ARGS__) << 1)
@@ -346,9 +350,9 @@ __extension__ ({							\
 /* A parameter's enum ulsm_tp_type (<ulsm/usdt.h> classifies). */
 #define ULSM__TP_SIZE(x)	((unsigned int)sizeof(ULSM__USDT_V(x)))
 #define ULSM__TP_TYPE(x)						\
-	(_Generic(ULSM__USDT_V(x), char *: 1, const char *: 1,		\
+	(__extension__ _Generic(ULSM__USDT_V(x), char *: 1, const char *: 1, \
 		  default: 0) ? ULSM_TP_STRING :			\
-	 _Generic(ULSM__USDT_V(x), _Bool: 1, default: 0) ||		\
+	 __extension__ _Generic(ULSM__USDT_V(x), _Bool: 1, default: 0) || \
 	 ULSM__USDT_CLASS(x) == 4 ? ULSM_TP_BOOL | ULSM__TP_SIZE(x) :	\
 	 ULSM__USDT_CLASS(x) == 3 ?					\
 		(ULSM__USDT_SIGNED(x) ? ULSM_TP_ENUM_SIGNED :		\
