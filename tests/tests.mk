@@ -217,7 +217,16 @@ t_compile_SED	= -e 's|@INCS@|-I$(abspath $(BUILD))/include -I$(CURDIR)/include|'
 		  -e 's|@CFLAGS@|-I$(CURDIR)/tests -I$(CURDIR)/tests/meta $(CPPFLAGS) -std=gnu11 -Wall -Wextra $(SANFLAGS) -pthread|' \
 		  -e 's|@LIBS@|$(abspath $(STATIC_LIB)) $(LDLIBS_ALL)|' \
 		  -e 's|@APR_INCS@|$(if $(filter y,$(HAVE_APR)),-I$(CURDIR)/include/ulsm/apr -I$(abspath $(BUILD))/include -I$(CURDIR)/include $(APR_CFLAGS))|'
-t_compile_DEPS	:= $(wildcard tests/meta/compile/*.c tests/meta/compile/*/*) $(HEADERS) $(APR_HEADERS) $(CONFIG_H) $(STATIC_LIB)
+# The pedantic programs (compile/pedantic_*): by $(CC) and $(CXX), and by
+# the other of gcc and clang where it is installed, unless cross-compiling.
+other_cc	= $(if $(CROSS_COMPILE),,$(shell command -v $(1) >/dev/null 2>&1 && echo $(1)))
+t_compile_SED	+= -e 's|@CXX@|$(if $(filter y,$(HAVE_CXX)),$(CXX))|' \
+		  -e 's|@OTHER_CC@|$(call other_cc,$(if $(findstring clang,$(CC)),gcc,clang))|' \
+		  -e 's|@OTHER_CXX@|$(call other_cc,$(if $(findstring clang,$(CC)),g++,clang++))|' \
+		  -e 's|@PED_INCS@|-I$(abspath $(BUILD))/include -I$(CURDIR)/include -I$(CURDIR)/tests -I$(CURDIR)/tests/meta $(CPPFLAGS)|'
+t_compile_DEPS	:= $(wildcard tests/meta/compile/*.c tests/meta/compile/*.cc tests/meta/compile/*/*) \
+		   tests/meta/cxx_headers.cc $(wildcard examples/*.c examples/hooks/*) \
+		   $(HEADERS) $(APR_HEADERS) $(CONFIG_H) $(STATIC_LIB)
 t_examples_SED	= -e 's|@CFLAGS@|$(CFLAGS_ALL)|'
 t_examples_DEPS	:= $(SMALL_EXAMPLES) $(BUILD)/libulsm.so $(BUILD)/ulsm-uninstalled.pc
 t_man_DEPS	:= $(wildcard man/*) $(HEADERS) $(CONFIG_H)

@@ -87,6 +87,8 @@ void ulsm__switch_remove(struct ulsm_switch *sw);
  * DEFINE_STATIC_SWITCH - a false static key that ulsmctl may flip
  * @name: the key's name, and the switch's
  * @desc: one line that says what it does (a string literal)
+ *
+ * At file scope, with a ';' after it, as a declaration.
  */
 #define DEFINE_STATIC_SWITCH(name, desc)				\
 	DEFINE_STATIC_KEY_FALSE(name);					\
@@ -102,7 +104,8 @@ void ulsm__switch_remove(struct ulsm_switch *sw);
 	ulsm__switch_dtor_##name(void)					\
 	{								\
 		ulsm__switch_remove(&ULSM__SW(name));			\
-	}
+	}								\
+	ULSM__END_DECL
 
 #ifdef __cplusplus
 }

@@ -212,7 +212,7 @@ typedef long ulsm__guard_fn(long, long, long, long, long, long);
 	if (static_branch_unlikely(ULSM__TAIL_KEY(SET, HOOK, NUM)))	\
 		goto OUT;						\
 	if (static_branch_likely(ULSM__SLOT_KEY(SET, HOOK, NUM))) {	\
-		ULSM__AUTO ulsm__fn = ulsm_static_call_keyed(		\
+		__extension__ ULSM__AUTO ulsm__fn = ulsm_static_call_keyed( \
 			ULSM__SLOT_NAME(SET, HOOK, NUM),		\
 			ULSM__SLOT_SCK(SET, HOOK, NUM));		\
 		if (ULSM__SLOT_LIVE(ulsm__fn)) {			\
@@ -257,7 +257,7 @@ typedef long ulsm__guard_fn(long, long, long, long, long, long);
 		continue;						\
 	ulsm__t0 = ulsm__trace_ns()
 #define ULSM__TRACED_INT_HOOK(SET, HOOK, ...)				\
-({									\
+__extension__ ({							\
 	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__trc =		\
 		SET##_lsm_default_##HOOK;				\
 	for (unsigned int ulsm__i = 0; ulsm__i < MAX_LSM_COUNT; ulsm__i++) { \
@@ -286,7 +286,7 @@ do {									\
 } while (0)
 
 #define ULSM__WALK_INT_HOOK(SET, HOOK, ...)				\
-({									\
+__extension__ ({							\
 	__label__ ulsm__out;						\
 	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__rc =		\
 		SET##_lsm_default_##HOOK;				\
@@ -301,7 +301,7 @@ ulsm__out:								\
 })
 
 #define ULSM__WALK_VOID_HOOK(SET, HOOK, ...)				\
-do {									\
+__extension__ ({							\
 	__label__ ulsm__out;						\
 	ULSM__VOID_HOOK_CHECK(SET, HOOK);				\
 	if (static_branch_unlikely(&SET##_lsm_trace_keys.HOOK)) {	\
@@ -312,7 +312,7 @@ do {									\
 	       __VA_ARGS__)						\
 ulsm__out:								\
 	;								\
-} while (0)
+})
 
 /* ULSM__NARGS, ULSM__IS_VOID and the others: <ulsm/pp.h>. */
 
@@ -379,7 +379,7 @@ static inline __attribute__((always_inline)) void ulsm__read_leave(int *unloadab
 }
 
 #define ULSM__CALL_INT_HOOK(SET, HOOK, ...)				\
-({									\
+__extension__ ({							\
 	int ulsm__rd = ulsm__read_enter(ULSM__WHOLE_SECTION(SET, HOOK)); \
 	__typeof__(SET##_lsm_default_##HOOK + 0) ulsm__rv =		\
 		ULSM__CALL_INT_HOOK_(SET, HOOK, __VA_ARGS__);		\
@@ -504,7 +504,8 @@ ulsm__each_trace_turn(struct ulsm__each_trace *t, long slot)
  * arguments: refuse it, naming the hook. Accepted: a function of the
  * hook's type, a pointer to one, or a void * (NULL: no callback).
  * LSM_HOOK_INIT is an initialiser, at file scope too, so the check is an
- * expression: a _Static_assert in a structure whose size is the constant
+ * expression: a _Static_assert (before C11, a bit-field that names the
+ * fault: ULSM__MEMBER_ASSERT) in a structure whose size is the constant
  * condition of __builtin_choose_expr, which is then the callback itself
  * (the same data), or a null pointer of the hook's type on error (no second
  * diagnostic about the conversion).
@@ -518,10 +519,11 @@ ulsm__each_trace_turn(struct ulsm__each_trace *t, long slot)
 # define ULSM__HOOK_CALLBACK(SET, NAME, CALLBACK)			\
 	__builtin_choose_expr(						\
 		sizeof(struct {						\
-			ULSM__STATIC_ASSERT(				\
+			ULSM__MEMBER_ASSERT(				\
 				ULSM__HOOK_CALLBACK_OK(SET, NAME, CALLBACK), \
 				"LSM_HOOK_INIT(" #NAME "): the type of the " \
-				"callback is not that of the hook");	\
+				"callback is not that of the hook",	\
+				LSM_HOOK_INIT_callback_of_another_type); \
 			int ulsm__ok;					\
 		}) && ULSM__HOOK_CALLBACK_OK(SET, NAME, CALLBACK),	\
 		CALLBACK, (SET##_hook_fn_##NAME *)0)
@@ -538,7 +540,7 @@ ulsm__each_trace_turn(struct ulsm__each_trace *t, long slot)
 #define ulsm_security_add_hooks_to(SET, hooks, count, lsmid)		\
 	ULSM__ADD_HOOKS(SET, hooks, count, lsmid)
 #define ULSM__ADD_HOOKS(SET, hooks, count, lsmid)			\
-({									\
+__extension__ ({							\
 	ULSM__CHECK_HOOKS(SET, hooks);					\
 	ulsm_security_add_hooks(&SET##_hook_set,			\
 				(struct security_hook_list *)(void *)(hooks), \
@@ -556,7 +558,7 @@ ulsm__each_trace_turn(struct ulsm__each_trace *t, long slot)
 #define ulsm_lsm_free_blob_hooks(SET, blobp, FREE, ...)		\
 	ULSM__FREE_BLOB_HOOKS(SET, blobp, FREE, __VA_ARGS__)
 #define ULSM__ALLOC_BLOB_HOOKS(SET, TYPE, blobp, ALLOC, FREE, ...)	\
-({									\
+__extension__ ({							\
 	int ulsm__r = ulsm_lsm_blob_alloc(&SET##_hook_set, (TYPE),	\
 					  (void **)(blobp));		\
 	if (!ulsm__r) {							\
@@ -747,7 +749,7 @@ ULSM__EXTERN_C_END
 #define ULSM__HOOK_TP_DECLARE(NAME)					\
 	DECLARE_TRACEPOINT(NAME, ULSM__HOOK_TP_PROTO, ULSM__HOOK_TP_ARGS)
 #define ULSM__HOOK_TP_DECLARE_(NAME)	ULSM__HOOK_TP_DECLARE(NAME)
-ULSM__HOOK_TP_DECLARE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET))
+ULSM__HOOK_TP_DECLARE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET));
 
 /*
  * Every unit that expands the set refers to this symbol, and only the unit
@@ -865,6 +867,9 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
  * for integers is silenced) and fails to compile for anything else:
  * for a hook with a floating-point or structure parameter, define
  * ULSM_LSM_C_WALK_<hook> as 1 to dispatch it with the unrolled C walk.
+ * The entry's assembly is one string longer than the 4095 characters ISO
+ * C promises: in a statement expression marked __extension__, which
+ * clang's -Wpedantic (-Woverlength-strings) then leaves alone.
  */
 #ifdef ULSM__ARCH_HAS_HOOK_ENTRY
 # define ULSM__PROBE_PARAM(decl)					\
@@ -896,7 +901,8 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 			&ULSM__P(SET, _lsm_sealed).entry[		\
 				ULSM__P(SET, _hook_idx_##NAME)] + 1;	\
 		ULSM__PROBE_PARAMS(__VA_ARGS__)				\
-		ULSM__ARCH_HOOK_ENTRY(SET, NAME, MAX_LSM_COUNT,		\
+		__extension__ ({ ULSM__ARCH_HOOK_ENTRY(SET, NAME,	\
+			MAX_LSM_COUNT,					\
 			ULSM__P(SET, _lsm_entry_##NAME),		\
 			ULSM__P(SET, _lsm_map_##NAME),			\
 			ULSM__NPARAMS(__VA_ARGS__),			\
@@ -904,7 +910,7 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 			ULSM__RET_DEF(RET, DEFAULT),			\
 			&ULSM__P(SET, _lsm_sealed_local).calls.NAME[0],	\
 			&ulsm__href,					\
-			ULSM__IS_ONE(ULSM_RETURN_THUNK));		\
+			ULSM__IS_ONE(ULSM_RETURN_THUNK)); });		\
 	}
 # define ULSM__ENTRY_MAP(SET, NAME)	ULSM__P(SET, _lsm_map_##NAME)
 # define ULSM__DECL_MAP(SET, NAME)					\
@@ -955,7 +961,7 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 	ULSM__ARCH_CALL_SITE(&SET##_lsm_sealed.inner.NAME[NUM])
 # else
 #  define ULSM__GUARD_CALL(SET, NAME, NUM)				\
-	r = ((ulsm__guard_fn *)__atomic_load_n(				\
+	r = (__extension__ (ulsm__guard_fn *)__atomic_load_n(		\
 		&SET##_lsm_sealed.inner.NAME[NUM].func,			\
 		__ATOMIC_ACQUIRE))(a, b, c, d, e, f)
 # endif
@@ -999,11 +1005,11 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 	UNROLL(MAX_LSM_COUNT, ULSM__DEF_GUARD, SET, NAME)
 # define ULSM__INIT_GUARD(NUM, SET, NAME)				\
 	[SET##_hook_idx_##NAME * MAX_LSM_COUNT + NUM] = {		\
-		.fn = (void *)SET##_lsm_guard_##NAME##_##NUM,		\
+		.fn = __extension__ (void *)SET##_lsm_guard_##NAME##_##NUM, \
 		.inner = &SET##_lsm_sealed.inner.NAME[NUM],		\
 		.inner_tramp = STATIC_CALL_TRAMP_ADDR(			\
 			SET##_lsm_inner_##NAME##_##NUM),		\
-		.dflt = (void *)SET##_lsm_dflt_##NAME,			\
+		.dflt = __extension__ (void *)SET##_lsm_dflt_##NAME,	\
 	},
 # define ULSM__INIT_GUARDS(SET, NAME)					\
 	UNROLL(MAX_LSM_COUNT, ULSM__INIT_GUARD, SET, NAME)
@@ -1046,7 +1052,7 @@ static unsigned long ULSM__P(ULSM_LSM_SET, _lsm_trace_counts)
 #define ULSM__HOOK_TP_DEFINE(NAME)					\
 	DEFINE_TRACEPOINT(NAME, ULSM__HOOK_TP_PROTO, ULSM__HOOK_TP_ARGS)
 #define ULSM__HOOK_TP_DEFINE_(NAME)	ULSM__HOOK_TP_DEFINE(NAME)
-ULSM__HOOK_TP_DEFINE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET))
+ULSM__HOOK_TP_DEFINE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET));
 #define ULSM__TRACE_STEP(SET)						\
 	void ULSM__P(SET, _lsm_trace_step)(unsigned int hook,		\
 		unsigned int slot, long ret, unsigned long long t0,	\
@@ -1153,6 +1159,7 @@ struct ULSM__P(ULSM_LSM_SET, _lsm_sealed) ULSM__P(ULSM_LSM_SET, _lsm_sealed) = {
 			.ret_size = ULSM__RET_SIZE(RET),		\
 			.def = ULSM__RET_DEF(RET, DEFAULT),		\
 			.traced = ULSM__IIF(ULSM__HOOK_ENTRY_P(NAME, __VA_ARGS__))( \
+				__extension__ (void *)			\
 				ULSM__TRACED_FN(ULSM_LSM_SET, NAME), NULL), \
 			.trace_key = &ULSM__P(ULSM_LSM_SET, _lsm_trace_keys).NAME, \
 		},

@@ -11,6 +11,10 @@
  * ULSM__NARGS counts arguments (an empty list counts 1); ULSM__IS_ONE(x)
  * is 1 if x is a macro defined as 1, else 0 (the kernel's IS_ENABLED);
  * ULSM__IS_VOID(decl) is 1 if decl is exactly the token void.
+ *
+ * All in ISO C99: no __VA_OPT__ (C2x's and C++20's), nor any other GNU
+ * preprocessor extension, which a user's -Wpedantic would report in the
+ * units that expand a hook set.
  */
 #define ULSM__NARGS(...)						\
 	ULSM__NARGS_(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24,	\
@@ -48,8 +52,30 @@
 #define ULSM__WHEN_1(...)	__VA_ARGS__
 #define ULSM__WHEN_0(...)
 #define ULSM__FIRST(a, ...)	a
+#define ULSM__ZERO(...)		0
+#define ULSM__TAKE2_OF(x)	ULSM__TAKE2(x, 0, ~)
+
+/*
+ * ULSM__IS_VOID in two steps. decl is one parameter's declaration (or a
+ * return type), so it starts with an identifier or a keyword, and can be
+ * pasted onto a prefix: does it start with void (ULSM__SV_void)? Only if
+ * so, is there nothing after the void (ULSM__EAT_void)? The rest after
+ * it is followed by "(~)", which calls ULSM__VOID_PROBE only when the
+ * rest is empty, or starts with a parenthesis ("void (*cb)(int)"), which
+ * ULSM__VOID_PROBE without "(~)" tells apart. So the last token of the
+ * first parameter of a hook, when its type starts with void, must not
+ * be the name of a function-like macro ("void *max" with a max(a, b)):
+ * it would be called.
+ */
+#define ULSM__SV_void		~, 1, ~
 #define ULSM__EAT_void
-#define ULSM__NONEMPTY(...)	ULSM__TAKE2(~ __VA_OPT__(, 1), 0, ~)
-#define ULSM__IS_VOID(decl)	ULSM__NOT(ULSM__NONEMPTY(ULSM__CAT(ULSM__EAT_, decl)))
+#define ULSM__VOID_PROBE(x)	~, 1, ~
+#define ULSM__STARTS_VOID(decl)	ULSM__TAKE2_OF(ULSM__CAT(ULSM__SV_, decl))
+#define ULSM__REST_EMPTY(rest)						\
+	ULSM__AND(ULSM__TAKE2_OF(ULSM__VOID_PROBE rest (~)),		\
+		  ULSM__NOT(ULSM__TAKE2_OF(ULSM__VOID_PROBE rest)))
+#define ULSM__VOID_ALONE(decl)	ULSM__REST_EMPTY(ULSM__CAT(ULSM__EAT_, decl))
+#define ULSM__IS_VOID(decl)						\
+	ULSM__IIF(ULSM__STARTS_VOID(decl))(ULSM__VOID_ALONE, ULSM__ZERO)(decl)
 
 #endif /* ULSM_PP_H */

@@ -171,7 +171,7 @@ ULSM__EXTERN_C_END
 	ULSM__EXTERN __typeof__(func) STATIC_CALL_TRAMP(name)
 
 #define static_call_query(name)						\
-	((__typeof__(&STATIC_CALL_TRAMP(name)))				\
+	(__extension__ (__typeof__(&STATIC_CALL_TRAMP(name)))		\
 	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_ACQUIRE))
 
 #ifdef ULSM__ARCH_HAS_SC_TRAMP
@@ -186,12 +186,15 @@ ULSM__EXTERN_C_END
 #define ULSM__SC_DEFINE(name, func, init, tramp_asm)			\
 	DECLARE_STATIC_CALL(name, func);				\
 	ULSM__EXTERN __typeof__(func) ULSM__SC_LOCAL(name) ULSM__HIDDEN; \
-	struct static_call_key STATIC_CALL_KEY(name) = { (void *)(init), 0 }; \
+	struct static_call_key STATIC_CALL_KEY(name) = {		\
+		__extension__ (void *)(init), 0				\
+	};								\
 	tramp_asm;							\
 	__attribute__((used, section("ulsm_call_table"), aligned(8)))	\
 	static struct ulsm_call_entry ULSM__SC_ENTRY(name)		\
 		ULSM__SC_ENTRY_ASM(name) = {				\
-		&STATIC_CALL_KEY(name), (void *)&ULSM__SC_LOCAL(name)	\
+		&STATIC_CALL_KEY(name),					\
+		__extension__ (void *)&ULSM__SC_LOCAL(name)		\
 	}
 
 #define DEFINE_STATIC_CALL(name, func)					\
@@ -215,7 +218,7 @@ ULSM__EXTERN_C_END
 	__attribute__((used, section("ulsm_call_table"), aligned(8)))	\
 	static struct ulsm_call_entry ULSM__SC_ENTRY(name)		\
 		ULSM__SC_ENTRY_ASM(name) = {				\
-		(keyp), (void *)&ULSM__SC_LOCAL(name)			\
+		(keyp), __extension__ (void *)&ULSM__SC_LOCAL(name)	\
 	}
 #define ULSM_DEFINE_STATIC_CALL_NULL_KEYED(name, func, keyp)		\
 	ULSM__SC_DEFINE_KEYED(name, func, keyp, ULSM__ARCH_SC_TRAMP_NULL(name))
@@ -253,12 +256,12 @@ ULSM__EXTERN_C_END
 		__typeof__(STATIC_CALL_TRAMP(name)(__VA_ARGS__)), void)
 # define static_call_inline(name, ...)					\
 	__builtin_choose_expr(ULSM__SC_IS_VOID(name, __VA_ARGS__),	\
-	({								\
+	__extension__ ({						\
 		ULSM__ARCH_CALL_SITE_BEGIN();				\
 		STATIC_CALL_TRAMP(name)(__VA_ARGS__);			\
 		ULSM__ARCH_CALL_SITE(&STATIC_CALL_KEY(name));		\
 	}),								\
-	({								\
+	__extension__ ({						\
 		ULSM__ARCH_CALL_SITE_BEGIN();				\
 		__typeof__(__builtin_choose_expr(			\
 			ULSM__SC_IS_VOID(name, __VA_ARGS__), 0,		\
@@ -273,13 +276,16 @@ ULSM__EXTERN_C_END
 
 /* A NULL trampoline is a ret: calling it does nothing. */
 #define static_call_cond(name)		(STATIC_CALL_TRAMP(name))
-#define STATIC_CALL_TRAMP_ADDR(name)	((void *)&STATIC_CALL_TRAMP(name))
+#define STATIC_CALL_TRAMP_ADDR(name)					\
+	(__extension__ (void *)&STATIC_CALL_TRAMP(name))
 
 #else /* the generic back end: a function pointer */
 
 #define ULSM__SC_DEFINE(name, func, init)				\
 	DECLARE_STATIC_CALL(name, func);				\
-	struct static_call_key STATIC_CALL_KEY(name) = { (void *)(init), 0 }
+	struct static_call_key STATIC_CALL_KEY(name) = {		\
+		__extension__ (void *)(init), 0				\
+	}
 
 #define DEFINE_STATIC_CALL(name, func)					\
 	ULSM__SC_DEFINE(name, func, &func)
@@ -289,7 +295,7 @@ ULSM__EXTERN_C_END
 	ULSM__SC_DEFINE(name, type, __static_call_return0)
 
 #define static_call(name)						\
-	((__typeof__(&STATIC_CALL_TRAMP(name)))				\
+	(__extension__ (__typeof__(&STATIC_CALL_TRAMP(name)))		\
 	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_RELAXED))
 #define static_call_inline(name, ...)	(static_call(name)(__VA_ARGS__))
 
@@ -302,7 +308,7 @@ ULSM__EXTERN_C_END
  * slot's key, and a dispatcher that saw the key on must see the target.
  */
 #define ulsm_static_call_keyed(name, keyp)				\
-	((__typeof__(&STATIC_CALL_TRAMP(name)))				\
+	(__extension__ (__typeof__(&STATIC_CALL_TRAMP(name)))		\
 	 __atomic_load_n(&(keyp)->func, __ATOMIC_ACQUIRE))
 
 static inline void *ulsm__sc_cond(void *func)
@@ -311,7 +317,7 @@ static inline void *ulsm__sc_cond(void *func)
 }
 
 #define static_call_cond(name)						\
-	((__typeof__(&STATIC_CALL_TRAMP(name)))ulsm__sc_cond(		\
+	(__extension__ (__typeof__(&STATIC_CALL_TRAMP(name)))ulsm__sc_cond( \
 	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_RELAXED)))
 #define STATIC_CALL_TRAMP_ADDR(name)	NULL
 
@@ -341,7 +347,7 @@ static inline void *ulsm__sc_cond(void *func)
  * Evaluates to 0 or a negative errno.
  */
 #define static_call_update(name, func)					\
-({									\
+__extension__ ({							\
 	ULSM__SC_CHECK_TYPE(name, func);				\
 	__typeof__(&STATIC_CALL_TRAMP(name)) ulsm__f = (func);		\
 	__static_call_update(&STATIC_CALL_KEY(name),			\

@@ -193,10 +193,10 @@ extern "C" {
 # define ULSM__KEY_IS_FALSE(x)						\
 	__builtin_types_compatible_p(__typeof__(*(x)), struct static_key_false)
 # define ULSM__TO_KEY(x)						\
-	_Generic((x),							\
+	(__extension__ _Generic((x),					\
 		 struct static_key *: (struct static_key *)(x),		\
 		 struct static_key_true *: (struct static_key *)(x),	\
-		 struct static_key_false *: (struct static_key *)(x))
+		 struct static_key_false *: (struct static_key *)(x)))
 #endif
 
 #ifdef __cplusplus
@@ -213,7 +213,7 @@ extern "C" {
  * @x: address of a struct static_key_true or struct static_key_false
  */
 #define static_branch_likely(x)						\
-({									\
+__extension__ ({							\
 	ULSM__BOOL ulsm__b;						\
 	ULSM__CHECK_BRANCH_KEY(x);					\
 	if (ULSM__KEY_IS_TRUE(x))					\
@@ -228,7 +228,7 @@ extern "C" {
  * @x: address of a struct static_key_true or struct static_key_false
  */
 #define static_branch_unlikely(x)					\
-({									\
+__extension__ ({							\
 	ULSM__BOOL ulsm__b;						\
 	ULSM__CHECK_BRANCH_KEY(x);					\
 	if (ULSM__KEY_IS_TRUE(x))					\

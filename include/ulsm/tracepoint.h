@@ -84,8 +84,11 @@ struct ulsm_tp_probe {
 	void *data;
 };
 
-/* The probes attached to a tracepoint, replaced as a whole (RCU). */
-struct ulsm_tp_funcs {
+/*
+ * The probes attached to a tracepoint, replaced as a whole (RCU). A
+ * flexible array member, which C++ has only as an extension.
+ */
+__extension__ struct ulsm_tp_funcs {
 	int n;
 	struct ulsm_tp_probe probes[];
 };
@@ -295,7 +298,7 @@ ULSM__EXTERN_C_END
 
 /* A parameter as a recorder's word: its first 8 bytes, zero-extended. */
 #define ULSM__TP_WORD(x)						\
-({									\
+__extension__ ({							\
 	uint64_t ulsm__tw = 0;						\
 	memcpy(&ulsm__tw, &(x), sizeof(x) < 8 ? sizeof(x) : 8);		\
 	ulsm__tw;							\
@@ -317,8 +320,9 @@ ULSM__EXTERN_C_END
  * const char *, a bit each, decided at compile time (C11 _Generic, so a
  * defining unit is C). A prototype without one costs what it always did.
  */
-#define ULSM__TP_ISSTR(x)	_Generic((x), char *: 1u, const char *: 1u, \
-					 default: 0u)
+#define ULSM__TP_ISSTR(x)						\
+	(__extension__ _Generic((x), char *: 1u, const char *: 1u,	\
+				default: 0u))
 #define ULSM__TP_S1(a)		ULSM__TP_ISSTR(a)
 #define ULSM__TP_S2(a, ...)	(ULSM__TP_ISSTR(a) | ULSM__TP_S1(__VA_ARGS__) << 1)
 #define ULSM__TP_S3(a, ...)	(ULSM__TP_ISSTR(a) | ULSM__TP_S2(__VA_ARGS__) << 1)
@@ -346,9 +350,9 @@ ULSM__EXTERN_C_END
 /* A parameter's enum ulsm_tp_type (<ulsm/usdt.h> classifies). */
 #define ULSM__TP_SIZE(x)	((unsigned int)sizeof(ULSM__USDT_V(x)))
 #define ULSM__TP_TYPE(x)						\
-	(_Generic(ULSM__USDT_V(x), char *: 1, const char *: 1,		\
+	(__extension__ _Generic(ULSM__USDT_V(x), char *: 1, const char *: 1, \
 		  default: 0) ? ULSM_TP_STRING :			\
-	 _Generic(ULSM__USDT_V(x), _Bool: 1, default: 0) ||		\
+	 __extension__ _Generic(ULSM__USDT_V(x), _Bool: 1, default: 0) || \
 	 ULSM__USDT_CLASS(x) == 4 ? ULSM_TP_BOOL | ULSM__TP_SIZE(x) :	\
 	 ULSM__USDT_CLASS(x) == 3 ?					\
 		(ULSM__USDT_SIGNED(x) ? ULSM_TP_ENUM_SIGNED :		\
@@ -395,7 +399,8 @@ ULSM__EXTERN_C_END
  * through its trampoline for good.
  */
 # define ULSM__TP_TAIL_SITE(call, ...)					\
-	({ __asm__ __volatile__(""); static_call(call)(__VA_ARGS__); })
+	__extension__ ({ __asm__ __volatile__("");			\
+		static_call(call)(__VA_ARGS__); })
 #else
 # define ULSM__TP_CALL_SITE(call, ...)	static_call_cond(call)(__VA_ARGS__)
 # define ULSM__TP_TAIL_SITE(call, ...)	static_call_cond(call)(__VA_ARGS__)
@@ -404,7 +409,8 @@ ULSM__EXTERN_C_END
 /*
  * The site: a static key; while it is on, a read-side section around the
  * call of the static call, with the single probe's data (which @iter
- * ignores).
+ * ignores). DECLARE_TRACEPOINT and DEFINE_TRACEPOINT are written with a
+ * ';' after them, as declarations (ULSM__END_DECL takes it).
  */
 #define DECLARE_TRACEPOINT(NAME, PROTO, ARGS)				\
 	typedef void ULSM__TP_FN(NAME)(void *ulsm__data, PROTO);	\
@@ -436,7 +442,8 @@ ULSM__EXTERN_C_END
 	{								\
 		return tracepoint_probe_unregister(&ULSM__TP(NAME),	\
 			(void *)(uintptr_t)probe, data);		\
-	}
+	}								\
+	ULSM__END_DECL
 
 /*
  * One slot of the iterator: a static call of the slot's probe, with its
@@ -509,7 +516,8 @@ ULSM__EXTERN_C_END
 	{								\
 		for (int ulsm__i = 0; ulsm__f && ulsm__i < ulsm__f->n;	\
 		     ulsm__i++)						\
-			((ULSM__TP_FN(NAME) *)ulsm__f->probes[ulsm__i].func)( \
+			(__extension__ (ULSM__TP_FN(NAME) *)		\
+			 ulsm__f->probes[ulsm__i].func)(		\
 				ulsm__f->probes[ulsm__i].data, ARGS);	\
 	}								\
 	static void __traceiter_##NAME(void *ulsm__data, PROTO)		\
@@ -592,6 +600,7 @@ ULSM__EXTERN_C_END
 	__attribute__((destructor)) static void __tpremove_##NAME(void)	\
 	{								\
 		ulsm__tracepoint_remove(&ULSM__TP(NAME));		\
-	}
+	}								\
+	ULSM__END_DECL
 
 #endif /* ULSM_TRACEPOINT_H */

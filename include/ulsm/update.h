@@ -165,7 +165,7 @@ void ulsm_update_free(struct ulsm_update *u);
 	ulsm_update_key((u), ULSM__TO_KEY(x), (enabled))
 
 #define ulsm_update_static_call(u, name, func)				\
-({									\
+__extension__ ({							\
 	ULSM__SC_CHECK_TYPE(name, func);				\
 	__typeof__(&STATIC_CALL_TRAMP(name)) ulsm__uf = (func);		\
 	ulsm_update_call((u), &STATIC_CALL_KEY(name),			\

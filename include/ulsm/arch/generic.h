@@ -11,7 +11,7 @@
 #define ULSM_ARCH_GENERIC_H
 
 #define ulsm__arch_static_branch(keyp, branch)				\
-({									\
+__extension__ ({							\
 	ULSM__KEY_REF(ulsm__kref, keyp, __attribute__((unused)));	\
 	(__atomic_load_n(&(keyp)->enabled, __ATOMIC_RELAXED) > 0) != !!(branch); \
 })

@@ -36,7 +36,7 @@
 
 /* One site: INSN is the compiled instruction, FLAGS its jump-entry flags. */
 #define ULSM__ARCH_BRANCH_SITE(keyp, insn, flags)			\
-({									\
+__extension__ ({							\
 	__label__ ulsm__l_yes, ulsm__l_done;				\
 	ULSM__BOOL ulsm__taken;						\
 	ULSM__KEY_REF(ulsm__kref, keyp, __attribute__((used)));	\
