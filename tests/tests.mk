@@ -386,7 +386,7 @@ link_static	= $(1) $(STATIC_LIB)
 link_whole	= $(1) -Wl,--whole-archive $(STATIC_LIB) -Wl,--no-whole-archive
 link_shared	= -L$(BUILD) $(1) -lulsm -Wl,-rpath,'$$ORIGIN/..'
 link_deps_shared := $(BUILD)/libulsm.so
-skip_script	= printf '\#!/bin/sh\necho "1..0 \# SKIP $(1)"\n' > $@ && chmod +x $@
+skip_script	= printf '\#!/bin/sh\necho "1..0 \# SKIP %s"\n' '$(subst ','\'',$(1))' > $@ && chmod +x $@
 
 define test_rule
 $(1)_SRC	?= $(wildcard tests/*/$(1).c)
@@ -422,6 +422,10 @@ tests: all $(TEST_BINS)
 # or a timeout that another test's load could stretch. One prove run:
 # the schedule is prove's rules file (testrules.yml, written here).
 CHECK_JOBS	?= 2
+# Each test's limit in seconds: one that hangs fails, named, at this
+# point (tests/lib/test_exec.sh). The slowest test takes about a minute
+# natively; emulators and sanitizers stretch that several times.
+TEST_TIMEOUT	?= $(if $(EMU),1200,600)
 SERIAL_TESTS	:= t_stress t_stress_mprotect t_sync_fallback t_static_call_stress \
 		   t_grace t_lsm_toggle t_depart
 # Sanitizers make each APR seed 3-10 times slower: fewer seeds there.
@@ -434,7 +438,8 @@ check: all $(TEST_BINS)
 	   echo '  - seq:'; for t in $(CHECK_SEQ); do echo "      - ./$$t.t"; done; \
 	} > $(BUILD)/tests/testrules.yml
 	cd $(BUILD)/tests && ULSM_TEST_PLUGIN_DIR=. ULSM_EMU='$(EMU)' APR_DIFF_SEEDS=$(APR_DIFF_SEEDS) \
-		prove -j$(CHECK_JOBS) --timer $(if $(EMU),--exec 'sh $(CURDIR)/tests/lib/emu_exec.sh') \
+		ULSM_TEST_TIMEOUT=$(TEST_TIMEOUT) \
+		prove -j$(CHECK_JOBS) --timer --exec 'sh $(CURDIR)/tests/lib/test_exec.sh' \
 		$(patsubst %,./%.t,$(CHECK_PAR) $(CHECK_SEQ))
 
 # make stress: what make check does not run, sized for CI (a few minutes

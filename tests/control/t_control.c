@@ -504,6 +504,7 @@ static int record(void)
 	return failures;
 }
 
+#ifndef UNDER_TSAN
 static int fork_exit(void)
 {
 	char path[300], cpath[300];
@@ -557,6 +558,7 @@ static int fork_exit(void)
 	ulsm_control_stop();
 	return failures;
 }
+#endif
 
 /* ULSM_CONTROL=1: the constructor starts it (a new image). */
 static int from_env(void)
