@@ -78,7 +78,7 @@ ULSM__EXTERN_C_BEGIN
 /* The kernel's struct static_call_key: the current target. */
 struct static_call_key {
 	void *func;
-	unsigned long ulsm_reserved;
+	unsigned long ulsm_flags;
 };
 
 

@@ -312,7 +312,7 @@ const char *ulsm_lsm_blob_name(const struct ulsm_hook_set *set, int type);
 /*
  * Claim @set's slot and tail keys (ulsm_key_claim): from now on the public
  * update functions refuse them, and once it is sealed its slot calls
- * (ulsm_call_seal). Idempotent. Framework lock held (it takes the patch
+ * (ulsm_call_claim). Idempotent. Framework lock held (it takes the patch
  * lock). Return 0, -ENOSPC (too many sets) or -EDEADLK.
  */
 int ulsm_lsm_claim(struct ulsm_hook_set *set);

@@ -189,20 +189,20 @@ int ulsm_lsm_claim(struct ulsm_hook_set *set)
 	return 0;
 }
 
-/* Mark, or unmark, the slot calls' keys sealed (ulsm_call_seal). */
-static void seal_calls(struct ulsm_hook_set *set, bool sealed)
+/* Claim, or give back, the slot calls' keys (ulsm_call_claim). */
+static void claim_calls(struct ulsm_hook_set *set, bool sealed)
 {
 	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
 		const struct ulsm_hook_guard *g = ulsm_lsm_guard(set, i);
 
 		if (sealed)
-			ulsm_call_seal(set->table[i].key);
+			ulsm_call_claim(set->table[i].key);
 		else
-			ulsm_call_unseal(set->table[i].key);
+			ulsm_call_unclaim(set->table[i].key);
 		if (g && sealed)
-			ulsm_call_seal(g->inner);
+			ulsm_call_claim(g->inner);
 		else if (g)
-			ulsm_call_unseal(g->inner);
+			ulsm_call_unclaim(g->inner);
 	}
 }
 
@@ -244,7 +244,7 @@ static int seal(struct ulsm_hook_set *set)
 	if (ret)
 		return ret;
 	/* While the keys can still be written: refused from now on. */
-	seal_calls(set, true);
+	claim_calls(set, true);
 	/*
 	 * A set open to plug-ins (ulsm_lsm_allow_plugins) keeps its memory
 	 * writable: a module that arrives or leaves writes its slots' calls,
@@ -275,7 +275,7 @@ static int seal(struct ulsm_hook_set *set)
 	if (!ret || undo)
 		set->state->sealed = true;
 	else
-		seal_calls(set, false);	/* writable again, or never protected */
+		claim_calls(set, false);	/* writable again, or never protected */
 	ulsm_unlock();
 	return ret;
 }

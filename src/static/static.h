@@ -15,7 +15,7 @@
  *   - add sites of its own to a call's key, which follow the call's
  *     target: their kind's ops is a struct ulsm_call_follower;
  *   - claim keys and calls that only it may change: the public update
- *     functions refuse them with -EPERM (ulsm_key_claim, ulsm_call_seal),
+ *     functions refuse them with -EPERM (ulsm_key_claim, ulsm_call_claim),
  *     and a describer it registers words the refusal.
  *
  * Every function here has hidden visibility, as in src/base/base.h.
@@ -111,8 +111,8 @@ struct ulsm_call_follower {
  * past its check.
  */
 void ulsm_key_claim(struct static_key *key);
-void ulsm_call_seal(struct static_call_key *key);
-void ulsm_call_unseal(struct static_call_key *key);
+void ulsm_call_claim(struct static_call_key *key);
+void ulsm_call_unclaim(struct static_call_key *key);
 
 /*
  * The claimant's words for a refused @key, for the error message ("a slot

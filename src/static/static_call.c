@@ -25,8 +25,8 @@
 
 #include "static/static.h"
 
-/* In struct static_call_key.ulsm_reserved. */
-#define CALL_SEALED	1ul
+/* In struct static_call_key.ulsm_flags. */
+#define CALL_CLAIMED	1ul
 
 
 /* What a trampoline's indirect form reads: the key's target. */
@@ -88,8 +88,8 @@ int ulsm_call_check(const struct static_call_key *key, const char *what)
 	const char *why;
 
 	/* A sealed hook set's slot calls are read-only: refuse, write nothing. */
-	if (!(__atomic_load_n(&key->ulsm_reserved, __ATOMIC_RELAXED) &
-	      CALL_SEALED))
+	if (!(__atomic_load_n(&key->ulsm_flags, __ATOMIC_RELAXED) &
+	      CALL_CLAIMED))
 		return 0;
 	why = ulsm_claim_words(key);
 	return ulsm_error(-EPERM, "%s: key %p is %s; nothing written", what,
@@ -507,12 +507,12 @@ ULSM_API const char *ulsm_static_call_form_name(int form)
 	}
 }
 
-void ulsm_call_seal(struct static_call_key *key)
+void ulsm_call_claim(struct static_call_key *key)
 {
-	__atomic_fetch_or(&key->ulsm_reserved, CALL_SEALED, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&key->ulsm_flags, CALL_CLAIMED, __ATOMIC_RELAXED);
 }
 
-void ulsm_call_unseal(struct static_call_key *key)
+void ulsm_call_unclaim(struct static_call_key *key)
 {
-	__atomic_fetch_and(&key->ulsm_reserved, ~CALL_SEALED, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&key->ulsm_flags, ~CALL_CLAIMED, __ATOMIC_RELAXED);
 }
