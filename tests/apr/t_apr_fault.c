@@ -454,7 +454,17 @@ static void child(enum op op, unsigned long n, int count_fd)
 	if ((why = results_differ(&now.r, replaces(op) ? &after.r : &pre.r)))
 		bad("left as it was, but %s", why);
 
-	/* A change through the drop-in, without a fault, refills them all. */
+	/*
+	 * A change through the drop-in, without a fault, refills them all.
+	 * Not under ThreadSanitizer after a failed membarrier: the engine
+	 * then synchronises by signal, and TSan's own thread blocks every
+	 * signal, so each later update is refused, as it says (the native
+	 * runs check this step after that fault too).
+	 */
+#ifdef UNDER_TSAN
+	if (strstr(said, "membarrier"))
+		_exit(REFUSED);
+#endif
 	apr_hook_sort_all();
 	take(&now, true);
 	if ((why = results_differ(&now.r, &after.r)))
