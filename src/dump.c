@@ -402,6 +402,10 @@ static void dump_at_exit(void)
 	FILE *f = stderr;
 	bool opened = false;
 
+	/*
+	 * Pairs with no other access: the exchange only elects one caller (at
+	 * exit), and the loser reads nothing the winner wrote.
+	 */
 	if (where == ULSM_DUMP_NONE ||
 	    __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
 		return;

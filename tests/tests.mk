@@ -232,6 +232,9 @@ t_examples_DEPS	:= $(SMALL_EXAMPLES) $(BUILD)/libulsm.so $(BUILD)/ulsm-uninstall
 t_man_DEPS	:= $(wildcard man/*) $(HEADERS) $(CONFIG_H)
 t_sys_wrapped_DEPS := $(wildcard src/*.c src/*/*.c src/engine/arch/*/*.c)
 t_layers_DEPS	:= $(LIB_OBJS)
+# Every ordered atomic and fence says what it pairs with (issue 41).
+t_pairs_DEPS	:= $(wildcard src/*.c src/*/*.c src/*/*.h src/engine/arch/*.h \
+		   src/engine/arch/*/*.c include/ulsm/apr/*.h) $(HEADERS)
 # The exports: each with our version and a public declaration; the map
 # and ULSM_API agree (docs/abi.md).
 t_symbols_SED	= -e 's|@READELF@|$(CROSS_COMPILE)readelf|'

@@ -131,6 +131,10 @@ static inline __attribute__((always_inline)) void ulsm__read_lock_inline(void)
 		return;
 	}
 	__atomic_store_n(&ulsm__grace_me.ctr, c, __ATOMIC_RELAXED);
+	/*
+	 * Pairs with barrier_all() in ulsm_synchronize() (src/engine/grace.c),
+	 * which stands for the fence: the section stays after the store.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -149,6 +153,10 @@ static inline __attribute__((always_inline)) int ulsm__read_lock_outermost(void)
 	__atomic_store_n(&ulsm__grace_me.ctr,
 			 __atomic_load_n(&ulsm__grace_gp, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);
+	/*
+	 * Pairs with barrier_all() in ulsm_synchronize() (src/engine/grace.c),
+	 * which stands for the fence: the section stays after the store.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return 1;
 }
@@ -164,6 +172,7 @@ static inline __attribute__((always_inline)) void ulsm__read_unlock_inline(void)
 		return;
 	}
 	/*
+	 * Pairs with the acquire load in old_reader() (src/engine/grace.c).
 	 * Release, which costs nothing more than a store on x86-64: the
 	 * writer's barrier would do, but this also tells ThreadSanitizer
 	 * that the section happens before the writer's acquire load.
@@ -187,6 +196,7 @@ static inline __attribute__((always_inline)) int ulsm__read_unlock_outermost(voi
 	    __builtin_expect(__builtin_sub_overflow(ulsm__grace_me.ctr,
 						    ULSM__GRACE_NEST, &c), 0))
 		return 0;
+	/* Pairs with the acquire load in old_reader() (src/engine/grace.c). */
 	__atomic_store_n(&ulsm__grace_me.ctr, c, __ATOMIC_RELEASE);
 	return 1;
 }

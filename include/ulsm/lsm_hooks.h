@@ -249,6 +249,10 @@ typedef long ulsm__guard_fn(long, long, long, long, long, long);
 #define ULSM__TRACED_SLOT(SET, HOOK, i)					\
 	const struct lsm_static_call *ulsm__s =				\
 		&SET##_lsm_sealed.table.HOOK[i];			\
+	/*								\
+	 * Pairs with the release store of hl in store_word()		\
+	 * (src/engine/txn.c): the module's list is seen with it.	\
+	 */								\
 	const struct SET##_hook_list *ulsm__hl = (const void *)		\
 		__atomic_load_n(&ulsm__s->hl, __ATOMIC_ACQUIRE);	\
 	unsigned long long ulsm__t0;					\
@@ -961,6 +965,10 @@ static const char ULSM__P(ULSM_LSM_SET, _lsm_signature)[]
 	ULSM__ARCH_CALL_SITE(&SET##_lsm_sealed.inner.NAME[NUM])
 # else
 #  define ULSM__GUARD_CALL(SET, NAME, NUM)				\
+	/*								\
+	 * Pairs with the release store of func in store_word()		\
+	 * (src/engine/txn.c): the new target's module is set up.	\
+	 */								\
 	r = (__extension__ (ulsm__guard_fn *)__atomic_load_n(		\
 		&SET##_lsm_sealed.inner.NAME[NUM].func,			\
 		__ATOMIC_ACQUIRE))(a, b, c, d, e, f)
@@ -1064,6 +1072,10 @@ ULSM__HOOK_TP_DEFINE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET));
 			&((const struct lsm_static_call *)		\
 			  &ULSM__P(SET, _lsm_sealed).table)[		\
 				hook * MAX_LSM_COUNT + slot];		\
+		/*							\
+		 * Pairs with the release store of hl in		\
+		 * store_word() (src/engine/txn.c).			\
+		 */							\
 		const struct security_hook_list *hl =			\
 			__atomic_load_n(&s->hl, __ATOMIC_ACQUIRE);	\
 		unsigned long long ns = ulsm__trace_ns() - t0;		\
@@ -1099,6 +1111,11 @@ ULSM__HOOK_TP_DEFINE_(ULSM__HOOK_TP_NAME(ULSM_LSM_SET));
 		for (unsigned int i = 0; i < MAX_LSM_COUNT; i++) {	\
 			const struct lsm_static_call *s =		\
 				&ULSM__P(SET, _lsm_sealed).table.NAME[i]; \
+			/*						\
+			 * Pairs with the release store of hl in	\
+			 * store_word() (src/engine/txn.c): the		\
+			 * module's list is seen with it.		\
+			 */						\
 			const struct security_hook_list *hl =		\
 				__atomic_load_n(&s->hl, __ATOMIC_ACQUIRE); \
 			unsigned long long t0;				\

@@ -170,6 +170,7 @@ ULSM__EXTERN_C_END
 	ULSM__EXTERN struct static_call_key STATIC_CALL_KEY(name);	\
 	ULSM__EXTERN __typeof__(func) STATIC_CALL_TRAMP(name)
 
+/* Pairs with the release store of func in store_word(), src/engine/txn.c. */
 #define static_call_query(name)						\
 	(__extension__ (__typeof__(&STATIC_CALL_TRAMP(name)))		\
 	 __atomic_load_n(&STATIC_CALL_KEY(name).func, __ATOMIC_ACQUIRE))
@@ -306,6 +307,7 @@ ULSM__EXTERN_C_END
 /*
  * Acquire: the hook framework stores a slot's target before it enables the
  * slot's key, and a dispatcher that saw the key on must see the target.
+ * Pairs with the release store of func in store_word(), src/engine/txn.c.
  */
 #define ulsm_static_call_keyed(name, keyp)				\
 	(__extension__ (__typeof__(&STATIC_CALL_TRAMP(name)))		\

@@ -241,6 +241,9 @@ __extension__ ({							\
 /**
  * static_key_count - the key's reference count
  * @x: address of any of the three key types
+ *
+ * Pairs with the release store of enabled in store_word(),
+ * src/engine/txn.c: the count is seen with what came before its change.
  */
 #define static_key_count(x)						\
 	__atomic_load_n(&ULSM__TO_KEY(x)->enabled, __ATOMIC_ACQUIRE)

@@ -522,9 +522,19 @@ __extension__ ({							\
 	}								\
 	static void __traceiter_##NAME(void *ulsm__data, PROTO)		\
 	{								\
+		/*							\
+		 * Pairs with the release stores of funcs and slotted	\
+		 * in store_word() (src/engine/txn.c), slotted first:	\
+		 * the new array comes with its probes and this		\
+		 * slotted or a later one.				\
+		 */							\
 		struct ulsm_tp_funcs *ulsm__f = __atomic_load_n(	\
 			&ULSM__TP(NAME).funcs, __ATOMIC_ACQUIRE);	\
 		(void)ulsm__data;					\
+		/*							\
+		 * Pairs with the release store of slotted in		\
+		 * store_word() (src/engine/txn.c), before funcs'.	\
+		 */							\
 		if (__builtin_expect(!ulsm__f || ulsm__f !=		\
 				     __atomic_load_n(&ULSM__TP(NAME).slotted, \
 						     __ATOMIC_ACQUIRE), 0)) { \

@@ -13,11 +13,20 @@ void ulsm_lsm_ops_register(const struct ulsm_lsm_ops *ops)
 {
 	const struct ulsm_lsm_ops *none = NULL;
 
+	/*
+	 * Pairs with the acquire load in ulsm_lsm_ops() (this file): a reader
+	 * that sees the table sees the set claimed before it (ulsm_lsm_claim(),
+	 * src/lsm/seal.c).
+	 */
 	__atomic_compare_exchange_n(&registered, &none, ops, false,
 				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 const struct ulsm_lsm_ops *ulsm_lsm_ops(void)
 {
+	/*
+	 * Pairs with the release compare-exchange in ulsm_lsm_ops_register()
+	 * (this file).
+	 */
 	return __atomic_load_n(&registered, __ATOMIC_ACQUIRE);
 }

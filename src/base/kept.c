@@ -46,6 +46,11 @@ static bool remembered(uintptr_t addr)
 	if (n > ARRAY_SIZE(kept))
 		n = ARRAY_SIZE(kept);
 	for (unsigned int i = 0; i < n; i++) {
+		/*
+		 * Pairs with the release stores of hi in remember() and
+		 * ulsm_loaded_unpublish() (this file): a range whose end is
+		 * seen has its start.
+		 */
 		uintptr_t hi = __atomic_load_n(&kept[i].hi, __ATOMIC_ACQUIRE);
 
 		if (hi && addr >= kept[i].lo && addr < hi)
@@ -64,6 +69,10 @@ static unsigned int remember(const struct ulsm_loaded *f)
 		return ~0u;
 	for (int i = 0; i < f->nsegs; i++) {
 		kept[at + i].lo = f->seg[i].lo;
+		/*
+		 * Pairs with the acquire load of hi in remembered() (this
+		 * file): the start, stored above, is seen with the end.
+		 */
 		__atomic_store_n(&kept[at + i].hi, f->seg[i].hi,
 				 __ATOMIC_RELEASE);
 	}
@@ -130,6 +139,10 @@ void ulsm_loaded_unpublish(struct ulsm_hold *h)
 {
 	if (h->at == ~0u)
 		return;
+	/*
+	 * Pairs with the acquire load of hi in remembered() (this file): the
+	 * range then reads as empty; the release publishes nothing.
+	 */
 	for (int i = 0; i < h->obj.nsegs; i++)
 		__atomic_store_n(&kept[h->at + i].hi, 0, __ATOMIC_RELEASE);
 	h->at = ~0u;

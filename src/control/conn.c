@@ -33,6 +33,11 @@ size_t ulsm_control_out_max = CTL_OUT_MAX;
 
 void ulsm_control_test(enum ulsm_control_point point)
 {
+	/*
+	 * Pairs with the release stores of the test point in
+	 * tests/control/t_control_door.c: the hook sees the test's state set
+	 * before it.
+	 */
 	void (*fn)(enum ulsm_control_point) =
 		__atomic_load_n(&ulsm_control_test_point, __ATOMIC_ACQUIRE);
 
@@ -75,6 +80,11 @@ static int conn_flush(struct conn *c)
 
 		/* Forgotten, then freed (a child of fork; above). */
 		__atomic_store_n(&c->out.p, NULL, __ATOMIC_RELAXED);
+		/*
+		 * Pairs with fork_child() (src/control/server.c), through
+		 * another thread's fork(): a compiler barrier, so the buffer is
+		 * forgotten before it is freed.
+		 */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		ulsm_free(p);
 		ulsm_control_test(ULSM_CTL_OUT_FREED);
@@ -204,6 +214,11 @@ void conn_close(struct conn *c)
 		return;
 	/* Forgotten, then closed (a child of fork; above). */
 	__atomic_store_n(&c->fd, -1, __ATOMIC_RELAXED);
+	/*
+	 * Pairs with fork_child() (src/control/server.c), through another
+	 * thread's fork(): a compiler barrier, so the descriptor is forgotten
+	 * before close().
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ulsm_sys_close(fd);
 	buf_free(&c->out);

@@ -211,6 +211,10 @@ static void close_fd(int *fd)
 	int f = *fd;
 
 	__atomic_store_n(fd, -1, __ATOMIC_RELAXED);
+	/*
+	 * Pairs with fork_child() (this file), through another thread's fork():
+	 * a compiler barrier, so the descriptor is forgotten before close().
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ulsm_sys_close(f);
 }

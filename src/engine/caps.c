@@ -15,6 +15,10 @@ static int emulated = -1;	/* -1 until the first /proc/self/mem descriptor */
 
 const struct ulsm_caps *ulsm_caps(void)
 {
+	/*
+	 * Pairs with the release store of caps_ready below: a thread that sees
+	 * it set sees every field of caps.
+	 */
 	if (!__atomic_load_n(&caps_ready, __ATOMIC_ACQUIRE)) {
 		/*
 		 * Constants of the back end: every thread that races here
@@ -30,6 +34,10 @@ const struct ulsm_caps *ulsm_caps(void)
 		 */
 		caps.calls_patchable = caps.patches_code &&
 				       arch_calls_patchable();
+		/*
+		 * Pairs with the acquire load of caps_ready above: the fields,
+		 * then the flag.
+		 */
 		__atomic_store_n(&caps_ready, 1, __ATOMIC_RELEASE);
 	}
 	return &caps;

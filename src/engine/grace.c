@@ -143,6 +143,11 @@ static void reader_exit(void *arg)
 	mine_rd.fast = 0;
 	me.mine = NULL;
 	me.exited = true;
+	/*
+	 * Pairs with a signal handler on this thread (ulsm__read_lock_slow(),
+	 * this file): its section counts in the shared record once the counter
+	 * is off the list.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&readers_lock);
 	for (pp = &readers; *pp; pp = &(*pp)->next)
@@ -209,17 +214,28 @@ static struct setup key_once = { .fn = key_setup,
 
 static bool setup(struct setup *o)
 {
+	/*
+	 * Pairs with the release store of state below: a thread that reads
+	 * SETUP_DONE sees the key the setup made.
+	 */
 	int s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
 	bool done;
 
 	if (s == SETUP_DONE)
 		return true;
-	/* Another thread is at it: the shared record meanwhile. */
+	/*
+	 * Another thread is at it: the shared record meanwhile. Pairs with
+	 * the release store below, of an earlier attempt that failed.
+	 */
 	if (s == SETUP_BUSY ||
 	    !__atomic_compare_exchange_n(&o->state, &s, SETUP_BUSY, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;
 	done = o->fn();
+	/*
+	 * Pairs with the acquire load and compare-exchange of state above, in
+	 * the next thread to look.
+	 */
 	__atomic_store_n(&o->state, done ? SETUP_DONE : SETUP_NONE,
 			 __ATOMIC_RELEASE);
 	if (!done && !__atomic_exchange_n(&o->said, true, __ATOMIC_RELAXED))
@@ -243,6 +259,11 @@ static struct reader *reader_new(void)
 	if (me.joining)
 		return NULL;
 	me.joining = true;
+	/*
+	 * Pairs with the check of me.joining at the top of this function, in a
+	 * signal handler's section on this thread: it counts in the shared
+	 * record meanwhile.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!setup(&key_once) || pthread_setspecific(reader_key, r)) {
 		r = NULL;
@@ -252,10 +273,19 @@ static struct reader *reader_new(void)
 	r->tid = ulsm_sys_gettid();
 	pthread_mutex_lock(&readers_lock);
 	r->next = readers;
+	/*
+	 * Pairs with readers_lock in flip_and_wait() (this file), which the
+	 * list is read under: the release adds nothing to the mutex.
+	 */
 	__atomic_store_n(&readers, r, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&readers_lock);
 	me.mine = r;
 out:
+	/*
+	 * Pairs with the check of me.joining at the top of this function, in a
+	 * signal handler on this thread: me.mine is set before joining is
+	 * cleared.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	me.joining = false;
 	return r;
@@ -280,12 +310,20 @@ static void shared_lock(void)
 	while (!__atomic_compare_exchange_n(&shared_rd.ctr, &c, n, true,
 					    __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED));
+	/*
+	 * Pairs with barrier_all() in ulsm_synchronize() (this file), which
+	 * orders the record's change for other threads; this keeps the section
+	 * after it on this one.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 static void shared_unlock(void)
 {
-	/* Release, as the inline unlock's store, for ThreadSanitizer. */
+	/*
+	 * Pairs with the acquire load in old_reader() (this file). Release,
+	 * as the inline unlock's store, for ThreadSanitizer.
+	 */
 	__atomic_fetch_sub(&shared_rd.ctr, NEST, __ATOMIC_RELEASE);
 }
 
@@ -303,6 +341,11 @@ ULSM_API void ulsm__read_lock_slow(void)
 	if (mine_rd.fast) {
 		/* At the limit: the counter stays inside until these end. */
 		me.over++;
+		/*
+		 * Pairs with the read-side lock and unlock of a signal
+		 * handler on this thread: over is raised before fast is
+		 * cleared, so the handler's section nests there.
+		 */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		mine_rd.fast = 0;
 		return;
@@ -317,6 +360,11 @@ ULSM_API void ulsm__read_lock_slow(void)
 	}
 	if (me.shared || me.exited || (!me.mine && !reader_new())) {
 		me.shared++;
+		/*
+		 * Pairs with the read-side lock and unlock of a signal
+		 * handler on this thread: shared is raised before the record
+		 * changes, so the handler's section nests there.
+		 */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		shared_lock();
 		return;
@@ -332,6 +380,11 @@ ULSM_API void ulsm__read_unlock_slow(void)
 {
 	if (me.over) {
 		if (!--me.over) {
+			/*
+			 * Pairs with the read-side lock of a signal handler
+			 * on this thread: over is zero before fast is set
+			 * again.
+			 */
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			mine_rd.fast = me.mine != NULL;
 		}
@@ -339,6 +392,10 @@ ULSM_API void ulsm__read_unlock_slow(void)
 	}
 	if (me.shared) {
 		shared_unlock();
+		/*
+		 * Pairs with the read-side lock of a signal handler on this
+		 * thread: the record is left before shared is lowered.
+		 */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		me.shared--;
 		return;
@@ -397,6 +454,12 @@ static int barrier_all(void)
 /* Is @r inside a section entered before the last flip? */
 static bool old_reader(const struct reader *r)
 {
+	/*
+	 * Pairs with the release stores in ulsm__read_unlock_inline() and
+	 * ulsm__read_unlock_outermost() (include/ulsm/grace.h) and
+	 * shared_unlock() (this file): a reader seen outside has finished its
+	 * section.
+	 */
 	unsigned long c = __atomic_load_n(&r->rd->ctr, __ATOMIC_ACQUIRE);
 
 	return c >= NEST &&
@@ -410,6 +473,13 @@ static void flip_and_wait(void)
 	unsigned int spins = 0;
 
 	__atomic_store_n(&gp_ctr, gp_ctr ^ PHASE, __ATOMIC_RELAXED);
+	/*
+	 * No fence of the read side pairs with this one: readers have only
+	 * compiler barriers (ulsm__read_lock_inline(), include/ulsm/grace.h).
+	 * It commits the flip before old_reader() reads the counters, so new
+	 * readers take the new phase and the wait ends; the second flip covers
+	 * a reader that read the old phase just before.
+	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (;;) {
 		pid_t waiting = 0;

@@ -106,6 +106,11 @@ int ulsm_trylock(void)
 	if (lock_mark)
 		return -EDEADLK;
 	lock_mark = 1;
+	/*
+	 * Pairs with the check of lock_mark at the top of ulsm_lock() and
+	 * ulsm_trylock(), in a signal handler on this thread: the mark is set
+	 * before the lock is taken.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&patch_lock.m);
 	if (patch_lock.next == patch_lock.serving) {
@@ -114,6 +119,11 @@ int ulsm_trylock(void)
 	}
 	pthread_mutex_unlock(&patch_lock.m);
 	if (ret) {
+		/*
+		 * Pairs with the check of lock_mark at the top of ulsm_lock()
+		 * and ulsm_trylock(), in a signal handler on this thread: the
+		 * mutex is free before the mark goes.
+		 */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		lock_mark = 0;
 	}
@@ -126,6 +136,11 @@ int ulsm_lock(void)
 		return ulsm_error(-EDEADLK,
 			"update from a signal handler that interrupted an update");
 	lock_mark = 1;
+	/*
+	 * Pairs with the check of lock_mark at the top of ulsm_lock() and
+	 * ulsm_trylock(), in a signal handler on this thread: the mark is set
+	 * before the lock is taken.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ticket_take(&patch_lock);
 	return 0;
@@ -136,8 +151,17 @@ void ulsm_unlock(void)
 	if (lock_mark != 1)
 		ulsm_die("unlock of a patch lock this thread does not hold");
 	lock_mark = 2;
+	/*
+	 * Pairs with the check of lock_mark in ulsm_lock(), ulsm_trylock() and
+	 * ulsm_unlock(), in a signal handler on this thread: marked before the
+	 * release starts.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ticket_release(&patch_lock);
+	/*
+	 * Pairs with the same checks, in a signal handler on this thread: the
+	 * mark goes only once the lock is released.
+	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lock_mark = 0;
 }

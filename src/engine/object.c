@@ -59,11 +59,19 @@ void ulsm_site_kind_register(const struct ulsm_site_kind *kind)
 {
 	if (kind->table >= ULSM_TABLES)
 		ulsm_die("a kind of site for table %d", (int)kind->table);
+	/*
+	 * Pairs with the acquire load in ulsm_site_kind_of() (this file): a
+	 * reader that finds the kind sees its fields.
+	 */
 	__atomic_store_n(&kinds[kind->table], kind, __ATOMIC_RELEASE);
 }
 
 const struct ulsm_site_kind *ulsm_site_kind_of(enum ulsm_table table)
 {
+	/*
+	 * Pairs with the release store in ulsm_site_kind_register() (this
+	 * file).
+	 */
 	return table < ULSM_TABLES ?
 	       __atomic_load_n(&kinds[table], __ATOMIC_ACQUIRE) : NULL;
 }

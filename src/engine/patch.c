@@ -212,6 +212,11 @@ static int roll_back_breakpoint(struct ulsm_batch *b, int stage,
 	const size_t bp = arch_breakpoint_len;
 	int ret = 0;
 
+	/*
+	 * Pairs with the load of rolling_back in ulsm_trap_lookup() (this
+	 * file): set before the first rollback write, so a thread that traps
+	 * from here on runs the old instruction.
+	 */
 	__atomic_store_n(&rolling_back, 1, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; i < b->n && !ret; i++)
 		if (to_restore(&b->v[i], stage))
@@ -314,6 +319,11 @@ static int roll_back_atomic_word(struct ulsm_batch *b, int stage,
 {
 	int ret = 0;
 
+	/*
+	 * Pairs with the load of rolling_back in ulsm_trap_lookup() (this
+	 * file): set before the first word goes back, so a thread that traps
+	 * from here on runs the old instruction.
+	 */
 	__atomic_store_n(&rolling_back, 1, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; i < b->n && !ret; i++) {
 		const struct ulsm_patch *p = &b->v[i];
@@ -414,6 +424,11 @@ int ulsm_batch_repair(void)
 				  "back, and still cannot (%d sites run "
 				  "emulated); no update until it can",
 				  (int)stranded.n);
+	/*
+	 * Pairs with ulsm_handler_enter() and the load of published in
+	 * ulsm_trap_lookup(): a handler misses the stranded batch, or the wait
+	 * below sees it inside before the batch is freed.
+	 */
 	__atomic_store_n(&published, NULL, __ATOMIC_SEQ_CST);
 	ulsm_wait_for_handlers(&ulsm_trap_quiesce);
 	ulsm_batch_free(&stranded);
@@ -438,7 +453,16 @@ int ulsm_patch_open(struct ulsm_batch *b, struct ulsm_session *x)
 		ulsm_stat_add(batches_failed, 1);
 		return ret;
 	}
+	/*
+	 * Pairs with the load of rolling_back in ulsm_trap_lookup() (this
+	 * file): stored before the batch is published, so a handler that finds
+	 * it reads 0, or a later rollback's 1.
+	 */
 	__atomic_store_n(&rolling_back, 0, __ATOMIC_SEQ_CST);
+	/*
+	 * Pairs with the load of published in ulsm_trap_lookup() (this file): a
+	 * handler that finds the batch sees its patches, written before.
+	 */
 	__atomic_store_n(&published, b, __ATOMIC_SEQ_CST);
 	return 0;
 }
@@ -465,9 +489,17 @@ void ulsm_patch_strand(struct ulsm_batch *b)
 	 * Keep it published, rolling back; the caller's batch memory becomes
 	 * ours. Handlers may be reading *b through the published pointer:
 	 * publish the copy first, wait for them, then empty *b.
+	 * Pairs with the load of rolling_back in ulsm_trap_lookup() (this
+	 * file): stored before the copy is published, so a handler that finds
+	 * the copy reads 1.
 	 */
 	__atomic_store_n(&rolling_back, 1, __ATOMIC_SEQ_CST);
 	stranded = *b;
+	/*
+	 * Pairs with ulsm_handler_enter() and the load of published in
+	 * ulsm_trap_lookup(): a handler that still reads *b is waited for below
+	 * before *b is emptied.
+	 */
 	__atomic_store_n(&published, &stranded, __ATOMIC_SEQ_CST);
 	ulsm_wait_for_handlers(&ulsm_trap_quiesce);
 	b->v = NULL;
@@ -479,6 +511,11 @@ void ulsm_patch_close(struct ulsm_batch *b, struct ulsm_session *x)
 {
 	/* Step 4: late traps now find the final bytes and rewind. */
 	if (!stranded.n) {
+		/*
+		 * Pairs with ulsm_handler_enter() and the load of published in
+		 * ulsm_trap_lookup(): a handler misses the batch, or the wait
+		 * below sees it inside before the caller frees it.
+		 */
 		__atomic_store_n(&published, NULL, __ATOMIC_SEQ_CST);
 		ulsm_wait_for_handlers(&ulsm_trap_quiesce);
 	}
@@ -506,11 +543,24 @@ enum ulsm_trap_action ulsm_trap_lookup(uintptr_t addr, uintptr_t *resume,
 	const struct ulsm_patch *p = NULL;
 
 	ulsm_handler_enter(&ulsm_trap_quiesce);
+	/*
+	 * Pairs with the stores of published in ulsm_patch_open(),
+	 * ulsm_patch_strand(), ulsm_patch_close() and ulsm_batch_repair() (this
+	 * file), after the increment in ulsm_handler_enter() (quiesce.c):
+	 * either this handler sees the new pointer, or the patcher's wait sees
+	 * it inside.
+	 */
 	b = __atomic_load_n(&published, __ATOMIC_SEQ_CST);
 	if (b)
 		p = batch_find(b, addr);
 	if (p && holds_breakpoint(addr)) {
-		/* Mid-patch: continue as the instruction being installed. */
+		/*
+		 * Mid-patch: continue as the instruction being installed.
+		 * Pairs with the stores of rolling_back in ulsm_patch_open(),
+		 * roll_back_breakpoint(), roll_back_atomic_word() and
+		 * ulsm_patch_strand() (this file), each made before the batch
+		 * is published or rewritten.
+		 */
 		bool back = __atomic_load_n(&rolling_back, __ATOMIC_SEQ_CST);
 		const struct ulsm_insn *insn = back ? &p->old : &p->new;
 

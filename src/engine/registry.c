@@ -108,6 +108,12 @@ int ulsm_registry_set_owner(const void *owner, const struct ulsm_site *sites,
 		qsort(r->by_key, total, sizeof(*r->by_key), cmp_key);
 	}
 
+	/*
+	 * Pairs with the load of current in ulsm_registry_is_site() (this
+	 * file), against ulsm_handler_enter() (quiesce.c): a handler sees the
+	 * new registry whole, or the wait below sees it inside before the old
+	 * one is freed.
+	 */
 	__atomic_store_n(&current, r, __ATOMIC_SEQ_CST);
 	ulsm_wait_for_handlers(&ulsm_trap_quiesce);
 	registry_free(old);
@@ -173,6 +179,11 @@ size_t ulsm_registry_snapshot(struct ulsm_site *out, size_t max)
 
 bool ulsm_registry_is_site(uintptr_t addr)
 {
+	/*
+	 * Pairs with the store of current in ulsm_registry_set_owner() (this
+	 * file): after ulsm_handler_enter(), either this handler sees the new
+	 * registry or the patcher waits for it.
+	 */
 	return lookup(__atomic_load_n(&current, __ATOMIC_SEQ_CST), addr);
 }
 

@@ -165,9 +165,18 @@ static void ack(struct round *r, size_t i)
 {
 	int zero = 0;
 
+	/*
+	 * Pairs with the acquire loads of acked[] in chunk_round() (this file):
+	 * one of the handler and the writer (a thread gone) acks, and the
+	 * handler's serialising comes before.
+	 */
 	if (!__atomic_compare_exchange_n(&r->acked[i], &zero, 1, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return;
+	/*
+	 * Pairs with the acquire load of remaining in chunk_round() (this
+	 * file): once it reads 0, every thread's arch_serialize() is done.
+	 */
 	if (__atomic_sub_fetch(&r->remaining, 1, __ATOMIC_ACQ_REL) == 0)
 		syscall(SYS_futex, &r->remaining, FUTEX_WAKE_PRIVATE_, 1, NULL,
 			NULL, 0);
@@ -186,7 +195,9 @@ static void sync_signal_handler(int sig, siginfo_t *si, void *uc)
 	/*
 	 * The round first, then serialise: the round is published after its
 	 * writes, so serialising after seeing it is serialising after them,
-	 * even when this signal was sent for an earlier round.
+	 * even when this signal was sent for an earlier round. Pairs with
+	 * the SEQ_CST store of active_round in chunk_round() (this file):
+	 * a handler that sees the round sees its tids, acked and remaining.
 	 */
 	r = __atomic_load_n(&active_round, __ATOMIC_SEQ_CST);
 	if (r) {
@@ -352,6 +363,10 @@ static int chunk_round(const struct ulsm_sync *s, struct round *r,
 
 	memset(r->acked, 0, r->n * sizeof(r->acked[0]));
 	r->remaining = (int)r->n;
+	/*
+	 * Pairs with the SEQ_CST load of active_round in sync_signal_handler()
+	 * (this file): the round's fields, set above, are seen with it.
+	 */
 	__atomic_store_n(&active_round, r, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; i < r->n && !ret; i++) {
 		ret = ulsm_sys_tgkill(s->pid, r->tids[i], sig);
@@ -374,6 +389,10 @@ static int chunk_round(const struct ulsm_sync *s, struct round *r,
 	 * not a fault point: its failure only means "wait on".
 	 */
 	while (!ret) {
+		/*
+		 * Pairs with the acq_rel decrement in ack() (this file): when
+		 * it reads 0, every handler's arch_serialize() happened before.
+		 */
 		int left = __atomic_load_n(&r->remaining, __ATOMIC_ACQUIRE);
 		struct timespec ms = { 0, 1000000 };
 
@@ -382,6 +401,11 @@ static int chunk_round(const struct ulsm_sync *s, struct round *r,
 		if (ulsm_now_ms() >= deadline) {
 			size_t i = 0;
 
+			/*
+			 * Pairs with the acq_rel compare-exchange of acked[] in
+			 * ack() (this file): only to name a thread that did not
+			 * answer.
+			 */
 			while (i < r->n &&
 			       __atomic_load_n(&r->acked[i], __ATOMIC_ACQUIRE))
 				i++;
@@ -394,6 +418,10 @@ static int chunk_round(const struct ulsm_sync *s, struct round *r,
 		}
 		syscall(SYS_futex, &r->remaining, FUTEX_WAIT_PRIVATE_, left,
 			&ms, NULL, 0);
+		/*
+		 * Pairs with the acq_rel compare-exchange of acked[] in ack()
+		 * (this file): a thread that answered is not probed.
+		 */
 		for (size_t i = 0; i < r->n; i++)
 			if (!__atomic_load_n(&r->acked[i], __ATOMIC_ACQUIRE) &&
 			    /* the liveness probe: not a fault point */
@@ -402,6 +430,12 @@ static int chunk_round(const struct ulsm_sync *s, struct round *r,
 				ack(r, i);
 	}
 
+	/*
+	 * Pairs with the increment in ulsm_handler_enter() in
+	 * sync_signal_handler() (this file), and the wait below: a late handler
+	 * misses the round, or is waited for before the round's memory is
+	 * reused.
+	 */
 	__atomic_store_n(&active_round, NULL, __ATOMIC_SEQ_CST);
 	ulsm_wait_for_handlers(&sync_quiesce);
 	return ret;

@@ -26,6 +26,11 @@ static ulsm_trap_lookup_fn lookup;
 
 static void pass_on(int sig, siginfo_t *si, void *uc)
 {
+	/*
+	 * Pairs with the release store of chained_idx in ulsm_trap_install()
+	 * (this file): the handler reads the slot written before the index
+	 * named it.
+	 */
 	const struct sigaction *old =
 		&chained[__atomic_load_n(&chained_idx, __ATOMIC_ACQUIRE)];
 
@@ -58,6 +63,10 @@ static void trap_handler(int sig, siginfo_t *si, void *uc)
 	if (arch_trap_is_breakpoint(si->si_code)) {
 		uintptr_t site = arch_context_pc(uc) - arch_breakpoint_len;
 		uintptr_t resume = 0, link = 0;
+		/*
+		 * Pairs with the release store of lookup in ulsm_trap_install()
+		 * (this file).
+		 */
 		ulsm_trap_lookup_fn fn = __atomic_load_n(&lookup,
 							 __ATOMIC_ACQUIRE);
 
@@ -87,6 +96,10 @@ int ulsm_trap_install(ulsm_trap_lookup_fn fn)
 	struct sigaction cur, sa;
 	int next, ret;
 
+	/*
+	 * Pairs with the acquire load in trap_handler() (this file): a handler
+	 * that finds the function sees what the patcher set up before.
+	 */
 	__atomic_store_n(&lookup, fn, __ATOMIC_RELEASE);
 	ret = ulsm_sys_sigaction(SIGTRAP, NULL, &cur);
 	if (ret)
@@ -96,6 +109,10 @@ int ulsm_trap_install(ulsm_trap_lookup_fn fn)
 
 	next = !__atomic_load_n(&chained_idx, __ATOMIC_RELAXED);
 	chained[next] = cur;
+	/*
+	 * Pairs with the acquire load in pass_on() (this file): a handler that
+	 * reads the new index sees the slot written just above.
+	 */
 	__atomic_store_n(&chained_idx, next, __ATOMIC_RELEASE);
 
 	memset(&sa, 0, sizeof(sa));

@@ -85,14 +85,24 @@ void ulsm_txn_free(struct ulsm_txn *t)
 	t->nstores = t->capstores = 0;
 }
 
-/* Release stores: a reader that acquires the word sees what came before. */
+/*
+ * Release stores: a reader that acquires the word sees what came before.
+ * The readers: static_key_count() (ulsm/static_key.h) for a key's count;
+ * static_call_query() and ulsm_static_call_keyed() (ulsm/static_call.h)
+ * for a call's target; the hook walks (ulsm/lsm_hooks.h) for a slot's
+ * list; __traceiter_NAME() (ulsm/tracepoint.h) for funcs and slotted; and
+ * the user's own for the words of an update (ulsm/update.h).
+ */
 static void store_word(const struct ulsm_store *st, uintptr_t v)
 {
+	/* Pairs with no acquire: tracepoint records, read under trace_lock. */
 	if (st->size == sizeof(bool))
 		__atomic_store_n((bool *)st->addr, v != 0, __ATOMIC_RELEASE);
+	/* Pairs with the acquire in static_key_count() and an update's user. */
 	else if (st->size == sizeof(int))
 		__atomic_store_n((int *)st->addr, (int)(unsigned int)v,
 				 __ATOMIC_RELEASE);
+	/* Pairs with the acquire loads of a target, a list or a probe array. */
 	else
 		__atomic_store_n((void **)st->addr, (void *)v, __ATOMIC_RELEASE);
 }

@@ -262,6 +262,10 @@ static int finish_leaving(bool policy)
 		struct departure d;
 		int ret;
 
+		/*
+		 * Pairs with the release store in mark_exiting() (this file):
+		 * the flag alone, nothing else is published with it.
+		 */
 		if ((l->policy && !policy) ||
 		    __atomic_load_n(&l->set->state->exiting, __ATOMIC_ACQUIRE)) {
 			i++;
@@ -402,6 +406,7 @@ ULSM_API void ulsm__lsm_unregister(struct lsm_info *m)
 	 * (other threads may still dispatch, and a wait could hang exit).
 	 * An active module of a set that does not allow unloading, or of a
 	 * sealed one, had its object pinned: this runs at exit only.
+	 * Pairs with the release store in mark_exiting() (this file).
 	 */
 	if (__atomic_load_n(&st->exiting, __ATOMIC_ACQUIRE) ||
 	    (m->ulsm_state == MOD_ACTIVE &&
@@ -431,6 +436,10 @@ static unsigned int nexit_sets;
 
 static void mark_exiting(void)
 {
+	/*
+	 * Pairs with the acquire loads of exiting in finish_leaving() and
+	 * ulsm__lsm_unregister() (this file): the flag alone, nothing else.
+	 */
 	for (unsigned int i = 0; i < nexit_sets; i++)
 		__atomic_store_n(&exit_sets[i]->state->exiting, true,
 				 __ATOMIC_RELEASE);

@@ -58,6 +58,10 @@ static unsigned int nclaimed;
 
 static struct claimed_set *claimed_find(const struct ulsm_hook_set *set)
 {
+	/*
+	 * Pairs with the release store of nclaimed in ulsm_lsm_claim() (this
+	 * file): each set counted has its entry filled.
+	 */
 	unsigned int n = __atomic_load_n(&nclaimed, __ATOMIC_ACQUIRE);
 
 	for (unsigned int i = 0; i < n; i++)
@@ -68,6 +72,10 @@ static struct claimed_set *claimed_find(const struct ulsm_hook_set *set)
 
 size_t ulsm_lsm_sets(struct ulsm_hook_set **out, size_t max)
 {
+	/*
+	 * Pairs with the release store of nclaimed in ulsm_lsm_claim() (this
+	 * file): each set counted has its entry filled.
+	 */
 	unsigned int n = __atomic_load_n(&nclaimed, __ATOMIC_ACQUIRE);
 
 	for (unsigned int i = 0; i < n && i < max; i++)
@@ -138,6 +146,10 @@ static const struct ulsm_lsm_ops framework_ops = {
 /* The refusal's words for a key of a claimed set (ulsm_claims_describe). */
 static const char *claimed_words(const void *key)
 {
+	/*
+	 * Pairs with the release store of nclaimed in ulsm_lsm_claim() (this
+	 * file): each set counted has its words written.
+	 */
 	unsigned int n = __atomic_load_n(&nclaimed, __ATOMIC_ACQUIRE);
 	uintptr_t a = (uintptr_t)key;
 
@@ -183,6 +195,11 @@ int ulsm_lsm_claim(struct ulsm_hook_set *set)
 	     off += sizeof(struct static_key))
 		ulsm_key_claim((struct static_key *)((char *)set->keys + off));
 	ulsm_claims_describe(claimed_words);
+	/*
+	 * Pairs with the acquire loads of nclaimed in claimed_find(),
+	 * ulsm_lsm_sets() and claimed_words() (this file): the entry, filled
+	 * above, is seen with the count.
+	 */
 	__atomic_store_n(&nclaimed, nclaimed + 1, __ATOMIC_RELEASE);
 	ulsm_unlock();
 	ulsm_lsm_ops_register(&framework_ops);

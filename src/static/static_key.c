@@ -87,6 +87,10 @@ static const char *(*claims_describe)(const void *key);
 
 void ulsm_claims_describe(const char *(*describe)(const void *key))
 {
+	/*
+	 * Pairs with the acquire load in ulsm_claim_words() (this file): the
+	 * describer can be called once seen.
+	 */
 	__atomic_store_n(&claims_describe, describe, __ATOMIC_RELEASE);
 }
 
@@ -97,6 +101,9 @@ void ulsm_key_claim(struct static_key *key)
 
 const char *ulsm_claim_words(const void *key)
 {
+	/*
+	 * Pairs with the release store in ulsm_claims_describe() (this file).
+	 */
 	const char *(*describe)(const void *) =
 		__atomic_load_n(&claims_describe, __ATOMIC_ACQUIRE);
 

@@ -64,7 +64,11 @@ void ulsm_trace_clock_init(void)
 	}
 	if (want)
 		pair(&anchor_c, &anchor_ns);
-	/* Release: a reader that sees it sees the anchor. */
+	/*
+	 * Pairs with the acquire loads in ulsm_trace_clock_map_now() (this
+	 * file) and ulsm_trace_clock_name() (recorder.c): a reader that sees
+	 * the choice sees the anchor.
+	 */
 	__atomic_store_n(&ulsm__trace_counter, want, __ATOMIC_RELEASE);
 }
 
@@ -91,6 +95,10 @@ void ulsm_trace_clock_map_now(struct ulsm_trace_clock_map *m)
 {
 	uint64_t c, ns;
 
+	/*
+	 * Pairs with the release store in ulsm_trace_clock_init() (this
+	 * file): the anchor is seen with the choice.
+	 */
 	*m = (struct ulsm_trace_clock_map){
 		.counter = __atomic_load_n(&ulsm__trace_counter,
 					   __ATOMIC_ACQUIRE) };

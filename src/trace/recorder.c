@@ -174,9 +174,17 @@ static void set_name(struct ring *r, const char *name)
 
 	memcpy(w, name, strnlen(name, NAME_LEN - 1));
 	__atomic_store_n(&r->name_seq, seq + 1, __ATOMIC_RELAXED);
+	/*
+	 * Pairs with the acquire fence in get_name() (this file): a reader that
+	 * loads any new word of the name then sees the odd count.
+	 */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&r->name[0], w[0], __ATOMIC_RELAXED);
 	__atomic_store_n(&r->name[1], w[1], __ATOMIC_RELAXED);
+	/*
+	 * Pairs with the acquire load of name_seq in get_name() (this file): a
+	 * reader that sees the even count sees the whole name.
+	 */
 	__atomic_store_n(&r->name_seq, seq + 2, __ATOMIC_RELEASE);
 }
 
@@ -186,10 +194,18 @@ static void get_name(const struct ring *r, char out[NAME_LEN])
 	uint64_t w[2];
 
 	for (int tries = 0; tries < 100; tries++) {
+		/*
+		 * Pairs with the release store of name_seq in set_name() (this
+		 * file).
+		 */
 		uint32_t s1 = __atomic_load_n(&r->name_seq, __ATOMIC_ACQUIRE);
 
 		w[0] = __atomic_load_n(&r->name[0], __ATOMIC_RELAXED);
 		w[1] = __atomic_load_n(&r->name[1], __ATOMIC_RELAXED);
+		/*
+		 * Pairs with the release fence in set_name() (this file): if a
+		 * word read is new, the count read again below has moved.
+		 */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (!(s1 & 1) &&
 		    s1 == __atomic_load_n(&r->name_seq, __ATOMIC_RELAXED))
@@ -211,6 +227,10 @@ static void fresh_name(const struct ring *r, char out[NAME_LEN])
 	int fd;
 
 	get_name(r, out);
+	/*
+	 * Pairs with the release store of exited in ring_exit() (this file): a
+	 * thread seen gone has its last name in the ring.
+	 */
 	if (r->pid != (uint32_t)getpid() ||
 	    __atomic_load_n(&r->exited, __ATOMIC_ACQUIRE))
 		return;
@@ -246,6 +266,10 @@ static void ring_exit(void *p)
 		own_name(name);
 		set_name(r, name);
 	}
+	/*
+	 * Pairs with the acquire load of exited in fresh_name() (this file):
+	 * the last name, stored above, is seen with it.
+	 */
 	__atomic_store_n(&r->exited, 1, __ATOMIC_RELEASE);
 }
 
@@ -262,6 +286,10 @@ static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 ULSM_API const char *ulsm_trace_clock_name(void)
 {
 	pthread_once(&clock_once, ulsm_trace_clock_init);
+	/*
+	 * Pairs with the release store in ulsm_trace_clock_init()
+	 * (src/trace/clock.c); pthread_once() orders it already.
+	 */
 	return __atomic_load_n(&ulsm__trace_counter, __ATOMIC_ACQUIRE) ?
 	       "counter" : "monotonic";
 }
@@ -303,6 +331,11 @@ __attribute__((noinline, cold)) static struct ring *ring_new(void)
 	if (exit_key_made)
 		pthread_setspecific(exit_key, r);
 	r->next = __atomic_load_n(&rings, __ATOMIC_RELAXED);
+	/*
+	 * Pairs with the acquire loads of rings in discover() and
+	 * ulsm_trace_clear() (this file): a reader that finds the ring sees its
+	 * id, name and size.
+	 */
 	while (!__atomic_compare_exchange_n(&rings, &r->next, r, true,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
@@ -349,6 +382,10 @@ __attribute__((noinline, cold)) static struct text *text_new(struct ring *r)
 		return NULL;
 	}
 	t->cap = cap;
+	/*
+	 * Pairs with the acquire load of text in put_events() (this file): a
+	 * stream that finds the text ring sees its size.
+	 */
 	__atomic_store_n(&r->text, t, __ATOMIC_RELEASE);
 	return t;
 }
@@ -374,6 +411,11 @@ static inline void put_event(struct ring *r, uint64_t h, uint64_t ns,
 			 __ATOMIC_RELAXED);
 	for (int i = 0; i < n; i++)
 		__atomic_store_n(&s[2 + i], w[i], __ATOMIC_RELAXED);
+	/*
+	 * Pairs with the acquire loads of head in snapshot(), skip_lost() and
+	 * discover() (this file): a reader that sees the head sees the slots
+	 * below it written.
+	 */
 	__atomic_store_n(&r->head, h + 1, __ATOMIC_RELEASE);
 }
 
@@ -390,6 +432,10 @@ ULSM_API void ulsm__trace_record(const struct ulsm_tracepoint *tp, int n,
 	n = n < MAX_ARGS ? n : MAX_ARGS;
 	/* Claimed before this slot's stores (see the top). */
 	__atomic_store_n(&r->claimed, h + 1, __ATOMIC_RELAXED);
+	/*
+	 * Pairs with the acquire fence in put_events() (this file): a copy that
+	 * saw any store of the slot then reads this claim.
+	 */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	put_event(r, h, ns, tp->id, (uint32_t)n, n, words);
 }
@@ -469,6 +515,11 @@ ULSM_API void ulsm__trace_record_str(const struct ulsm_tracepoint *tp, int n,
 		__atomic_store_n(&t->head, pos + total, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&r->claimed, h + 1, __ATOMIC_RELAXED);
+	/*
+	 * Pairs with the acquire fence in put_events() (this file): a copy that
+	 * saw any store of the slot or of the text then reads this claim and
+	 * text head.
+	 */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (int i = 0; i < n && total; i++) {
 		if (!len[i])
@@ -482,8 +533,16 @@ ULSM_API void ulsm__trace_record_str(const struct ulsm_tracepoint *tp, int n,
 
 ULSM_API int ulsm_trace_clear(void)
 {
+	/*
+	 * Pairs with the release compare-exchange in ring_new() (this file):
+	 * each ring found is whole.
+	 */
 	for (struct ring *r = __atomic_load_n(&rings, __ATOMIC_ACQUIRE); r;
 	     r = r->next) {
+		/*
+		 * Pairs with the release store of head in put_event() (this
+		 * file); only the number is used here.
+		 */
 		uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 		uint64_t s = __atomic_load_n(&r->start, __ATOMIC_RELAXED);
 
@@ -650,6 +709,10 @@ static void stream_free(struct ulsm_trace_stream *s)
 /* Rings pushed since the last look (they are at the list's head). */
 static int discover(struct ulsm_trace_stream *s)
 {
+	/*
+	 * Pairs with the release compare-exchange in ring_new() (this file):
+	 * each ring found is whole.
+	 */
 	struct ring *head = __atomic_load_n(&rings, __ATOMIC_ACQUIRE);
 	bool at_open = !s->discovered;
 	size_t n = 0;
@@ -674,6 +737,10 @@ static int discover(struct ulsm_trace_stream *s)
 		 * later from their start.
 		 */
 		*v = (struct view){ .r = r };
+		/*
+		 * Pairs with the release store of head in put_event() (this
+		 * file); only a position is taken.
+		 */
 		if (at_open && !s->from_start)
 			v->pos = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	}
@@ -715,6 +782,10 @@ static int snapshot(struct ulsm_trace_stream *s)
 
 	if (ret)
 		return ret;
+	/*
+	 * Pairs with the release store of head in put_event() (this file):
+	 * every event this read sends was written whole before.
+	 */
 	for (size_t i = 0; i < s->nv; i++)
 		s->v[i].until = __atomic_load_n(&s->v[i].r->head,
 						__ATOMIC_ACQUIRE);
@@ -854,6 +925,7 @@ static void skip_lost(struct view *v)
 {
 	struct ring *r = v->r;
 	uint64_t start = __atomic_load_n(&r->start, __ATOMIC_RELAXED);
+	/* Pairs with the release store of head in put_event() (this file). */
 	uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	uint64_t oldest = h > r->cap ? h - r->cap : 0, to;
 
@@ -963,6 +1035,10 @@ static unsigned char *put_one(const struct ulsm_trace_stream *s,
 static bool put_events(struct ulsm_trace_stream *s, struct view *v)
 {
 	struct ring *r = v->r;
+	/*
+	 * Pairs with the release store of text in text_new() (this file): the
+	 * text ring's size is seen with it.
+	 */
 	const struct text *t = __atomic_load_n(&r->text, __ATOMIC_ACQUIRE);
 	uint64_t k, c, th = 0, torn;
 	size_t off = 0, fit, size = 8;
@@ -988,6 +1064,11 @@ static bool put_events(struct ulsm_trace_stream *s, struct view *v)
 			off += ULSM_TRACE_STR_MAX;
 		}
 	}
+	/*
+	 * Pairs with the release fences in ulsm__trace_record() and
+	 * ulsm__trace_record_str() (this file): an owner that began to
+	 * overwrite a copied slot has its claim seen below (C11 7.17.4).
+	 */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	c = __atomic_load_n(&r->claimed, __ATOMIC_RELAXED);
 	if (t)
@@ -1157,6 +1238,11 @@ int ulsm_trace_stream_open(struct ulsm_trace_stream **s)
 		return ulsm_error(-EINVAL, "ulsm_trace_stream_open: NULL");
 	*s = NULL;
 	pthread_once(&once, stream_atfork);
+	/*
+	 * Pairs with the release stores of stream_busy in
+	 * ulsm_trace_stream_open() and ulsm_trace_stream_close() (this file):
+	 * the last stream is freed before the next one opens.
+	 */
 	if (__atomic_exchange_n(&stream_busy, 1, __ATOMIC_ACQUIRE))
 		return ulsm_error(-EBUSY, "a recording is being streamed "
 				  "already");
@@ -1167,6 +1253,10 @@ int ulsm_trace_stream_open(struct ulsm_trace_stream **s)
 		if (*s)
 			stream_free(*s);
 		*s = NULL;
+		/*
+		 * Pairs with the acquire exchange of stream_busy in
+		 * ulsm_trace_stream_open() (this file).
+		 */
 		__atomic_store_n(&stream_busy, 0, __ATOMIC_RELEASE);
 		return ulsm_error(ret, "ulsm_trace_stream_open: no memory");
 	}
@@ -1178,6 +1268,11 @@ void ulsm_trace_stream_close(struct ulsm_trace_stream *s)
 {
 	if (!s)
 		return;
+	/*
+	 * Pairs with the acquire exchange of stream_busy in
+	 * ulsm_trace_stream_open() (this file): the stream is done before the
+	 * next one opens.
+	 */
 	if (s->public_)
 		__atomic_store_n(&stream_busy, 0, __ATOMIC_RELEASE);
 	stream_free(s);

@@ -26,6 +26,12 @@ int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
 
 void arch_serialize(void)
 {
+	/*
+	 * Pairs with the SEQ_CST store of active_round in chunk_round() and the
+	 * acks (src/engine/sync_core.c): the full barrier each thread runs for
+	 * a round, which membarrier would run elsewhere; ulsm_synchronize()
+	 * (grace.c) counts on it.
+	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
