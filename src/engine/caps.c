@@ -7,39 +7,35 @@
  * writer and the sync ask here, and no layer above the engine asks which
  * back end it runs on.
  */
+#include <pthread.h>
+
 #include "engine/engine.h"
 
 static struct ulsm_caps caps;
-static int caps_ready;		/* 0, then 1 once decided */
+static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
 static int emulated = -1;	/* -1 until the first /proc/self/mem descriptor */
+
+/*
+ * Once, for every thread: pthread_once() orders these stores before any
+ * caller's return from it, so the threads that race into ulsm_caps()
+ * neither write caps twice nor read it half-made.
+ */
+static void caps_decide(void)
+{
+	caps.patches_code = arch_protocol != ULSM_PROTO_NONE;
+	caps.breakpoints = arch_protocol == ULSM_PROTO_BREAKPOINT;
+	caps.one_word = arch_protocol == ULSM_PROTO_ATOMIC_WORD;
+	caps.sync_fetch = caps.patches_code && arch_has_sync_fetch;
+	/*
+	 * A process turns its shadow stack on at start-up (the dynamic
+	 * loader), before it registers objects and sites.
+	 */
+	caps.calls_patchable = caps.patches_code && arch_calls_patchable();
+}
 
 const struct ulsm_caps *ulsm_caps(void)
 {
-	/*
-	 * Pairs with the release store of caps_ready below: a thread that sees
-	 * it set sees every field of caps.
-	 */
-	if (!__atomic_load_n(&caps_ready, __ATOMIC_ACQUIRE)) {
-		/*
-		 * Constants of the back end: every thread that races here
-		 * computes the same values, so no lock is needed.
-		 */
-		caps.patches_code = arch_protocol != ULSM_PROTO_NONE;
-		caps.breakpoints = arch_protocol == ULSM_PROTO_BREAKPOINT;
-		caps.one_word = arch_protocol == ULSM_PROTO_ATOMIC_WORD;
-		caps.sync_fetch = caps.patches_code && arch_has_sync_fetch;
-		/*
-		 * A process turns its shadow stack on at start-up (the
-		 * dynamic loader), before it registers objects and sites.
-		 */
-		caps.calls_patchable = caps.patches_code &&
-				       arch_calls_patchable();
-		/*
-		 * Pairs with the acquire load of caps_ready above: the fields,
-		 * then the flag.
-		 */
-		__atomic_store_n(&caps_ready, 1, __ATOMIC_RELEASE);
-	}
+	pthread_once(&caps_once, caps_decide);
 	return &caps;
 }
 
