@@ -83,17 +83,6 @@ static void named(FILE *f, const char *text, size_t len)
 	}
 }
 
-static int cmp_key_addr(const void *a, const void *b)
-{
-	const struct ulsm_site *x = a, *y = b;
-	uintptr_t kx = (uintptr_t)x->key, ky = (uintptr_t)y->key;
-
-	if (kx != ky)
-		return (kx > ky) - (kx < ky);
-	return ((uintptr_t)x->kind > (uintptr_t)y->kind) -
-	       ((uintptr_t)x->kind < (uintptr_t)y->kind);
-}
-
 struct object_count {
 	FILE *f;
 	const struct ulsm_site *sites;
@@ -128,28 +117,22 @@ static void show_object(const void *owner, const void *jump_start,
 	fprintf(c->f, "; %lu reference(s)\n", refs);
 }
 
-static void show_keys(FILE *f, const struct ulsm_site *s, size_t n)
+static void show_keys(FILE *f, const struct ulsm_keys_snapshot *snap)
 {
-	size_t i = 0, keys = 0;
+	size_t keys = 0;
 
 	fprintf(f, "static keys:\n");
-	while (i < n) {
-		const struct static_key *key = s[i].key;
-		size_t j = i, sites = 0;
+	for (size_t i = 0; i < snap->nkeys; i++) {
+		const struct ulsm_key_summary *k = &snap->keys[i];
 
-		for (; j < n && s[j].key == s[i].key; j++)
-			sites += s[j].kind == &ulsm_kind_key_site;
-		if (sites) {
-			int count = __atomic_load_n(&key->enabled,
-						    __ATOMIC_RELAXED);
-
-			fprintf(f, "  ");
-			put_addr(f, key);
-			fprintf(f, ": %s (count %d), %zu site(s)\n",
-				count > 0 ? "enabled" : "disabled", count, sites);
-			keys++;
-		}
-		i = j;
+		if (!k->key_sites)
+			continue;
+		fprintf(f, "  ");
+		put_addr(f, k->key);
+		fprintf(f, ": %s (count %d), %zu site(s)\n",
+			k->count > 0 ? "enabled" : "disabled", k->count,
+			k->key_sites);
+		keys++;
 	}
 	if (!keys)
 		fprintf(f, "  none with sites\n");
@@ -170,53 +153,39 @@ static struct ulsm_hook_set *slot_set(const void *key,
 	return NULL;
 }
 
-static void show_calls(FILE *f, const struct ulsm_site *s, size_t n,
+static void show_calls(FILE *f, const struct ulsm_keys_snapshot *snap,
 		       struct ulsm_hook_set *const *sets, size_t nsets)
 {
-	size_t i = 0, calls = 0, slots = 0;
+	size_t calls = 0, slots = 0;
 
 	fprintf(f, "static calls:\n");
-	while (i < n) {
-		if (s[i].kind != &ulsm_kind_key_site &&
-		    slot_set(s[i].key, sets, nsets)) {
-			/* A hook slot's: shown with its set, below. */
-			size_t j = i;
+	for (size_t i = 0; i < snap->nkeys; i++) {
+		const struct ulsm_key_summary *k = &snap->keys[i];
+		enum ulsm_static_call_form form;
+		bool known;
 
-			while (j < n && s[j].key == s[i].key)
-				slots += s[j++].kind == &ulsm_kind_trampoline;
-			i = j;
+		if (!k->tramps)
+			continue;
+		if (slot_set(k->key, sets, nsets)) {
+			/* A hook slot's: shown with its set, below. */
+			slots += k->tramps;
 			continue;
 		}
-		const struct static_call_key *key = s[i].key;
-		size_t j = i, tramps = 0;
-		uintptr_t tramp = 0;
-		int sites, direct;
-
-		for (; j < n && s[j].key == s[i].key; j++)
-			if (s[j].kind == &ulsm_kind_trampoline) {
-				tramps++;
-				tramp = s[j].addr;
-			}
-		sites = ulsm_call_sites_count(key, &direct);
-		if (tramps) {
-			enum ulsm_static_call_form form;
-			bool known = !ulsm_tramp_form(tramp, &form);
-			fprintf(f, "  ");
-			put_addr(f, (const void *)tramp);
-			fprintf(f, " -> ");
-			if (key->func)
-				put_addr(f, key->func);
-			else
-				fprintf(f, "NULL");
-			fprintf(f, ", %s form", known ?
-				ulsm_static_call_form_name(form) : "unknown");
-			if (sites > 0)
-				fprintf(f, ", %d call site(s), %d direct",
-					sites, direct);
-			fprintf(f, "\n");
-			calls++;
-		}
-		i = j;
+		known = !ulsm_tramp_form(k->tramp, &form);
+		fprintf(f, "  ");
+		put_addr(f, (const void *)k->tramp);
+		fprintf(f, " -> ");
+		if (k->target)
+			put_addr(f, k->target);
+		else
+			fprintf(f, "NULL");
+		fprintf(f, ", %s form", known ?
+			ulsm_static_call_form_name(form) : "unknown");
+		if (k->call_sites > 0)
+			fprintf(f, ", %d call site(s), %d direct",
+				k->call_sites, k->direct);
+		fprintf(f, "\n");
+		calls++;
 	}
 	if (!calls)
 		fprintf(f, "  none of the program's own\n");
@@ -304,22 +273,21 @@ static void show_set(FILE *f, struct ulsm_hook_set *set)
 static void dump_locked(FILE *f, bool marked)
 {
 	struct object_count oc = { f, NULL, 0, 0 };
-	struct ulsm_site *sites;
+	struct ulsm_keys_snapshot snap;
 	struct ulsm_hook_set *sets[64];
-	size_t n = ulsm_registry_snapshot(NULL, 0), nsets;
+	size_t nsets;
 
 	fprintf(f, "ulsm %s, %s back end, core sync: %s, pending objects: %d\n",
 		ULSM_VERSION, ulsm_backend(), ulsm_sync_name(),
 		ulsm_pending_count());
 	addr_marked = marked;
-	sites = ulsm_calloc(n + 1, sizeof(*sites));
-	if (!sites) {
-		fprintf(f, "  (no memory for the list of %zu sites)\n", n);
+	if (ulsm_keys_snapshot_take(&snap)) {
+		fprintf(f, "  (no memory for the list of %zu sites)\n",
+			snap.nsites);
 		return;
 	}
-	n = ulsm_registry_snapshot(sites, n);
-	oc.sites = sites;
-	oc.n = n;
+	oc.sites = snap.sites;
+	oc.n = snap.nsites;
 	fprintf(f, "objects:\n");
 	ulsm_objects_for_each(show_object, &oc);
 	if (!oc.index)
@@ -327,10 +295,9 @@ static void dump_locked(FILE *f, bool marked)
 	nsets = ulsm_lsm_sets(sets, ARRAY_SIZE(sets));
 	if (nsets > ARRAY_SIZE(sets))
 		nsets = ARRAY_SIZE(sets);
-	qsort(sites, n, sizeof(*sites), cmp_key_addr);
-	show_keys(f, sites, n);
-	show_calls(f, sites, n, sets, nsets);
-	ulsm_free(sites);
+	show_keys(f, &snap);
+	show_calls(f, &snap, sets, nsets);
+	ulsm_keys_snapshot_free(&snap);
 	if (!nsets)
 		fprintf(f, "hook sets: none initialised\n");
 	for (size_t i = 0; i < nsets; i++)

@@ -131,14 +131,6 @@ static void json_sym(struct buf *b, const void *p)
 		buf_printf(b, "\"%p\"", p);
 }
 
-static int cmp_site_key(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t)((const struct ulsm_site *)a)->key;
-	uintptr_t y = (uintptr_t)((const struct ulsm_site *)b)->key;
-
-	return (x > y) - (x < y);
-}
-
 /* The hook sets' own keys and calls, shown with their sets, not here. */
 struct set_ranges {
 	struct ulsm_range r[128];
@@ -183,13 +175,16 @@ static bool in_set(const struct set_ranges *sr, const void *key)
 	return false;
 }
 
-/* What the registry says of one key or call, copied under the patch lock. */
-struct kc {
-	const void *key, *target;
-	int count, sites, direct;
-	bool call;
-	int sw;			/* index in switch_names, or -1 */
-};
+/* The name of switch key @key in @sn, or NULL. */
+static const char *switch_of(const struct switch_names *sn, const void *key)
+{
+	const char *name = NULL;
+
+	for (int w = 0; sn && w < sn->n; w++)
+		if (sn->key[w] == key)
+			name = sn->name[w];
+	return name;
+}
 
 /*
  * The keys with branch sites and the calls with a trampoline that the
@@ -200,10 +195,9 @@ static void show_keys_calls(struct buf *b)
 	struct json_list keys = { b, 0 }, calls = { b, 0 };
 	struct set_ranges sr = { .n = 0 };
 	struct switch_names *sn;
-	struct ulsm_site *s;
-	struct kc *v;
+	struct ulsm_keys_snapshot snap;
 	struct buf cb = { .max = CTL_REPLY_MAX };
-	size_t n, i = 0, nv = 0;
+	int ret;
 
 	/* The framework's lock before the patch lock, as the dump takes them. */
 	lsm_each_set(set_range, &sr);
@@ -211,51 +205,16 @@ static void show_keys_calls(struct buf *b)
 	if (sn)
 		ulsm_switch_each(switch_name, sn);
 
-	if (ulsm_lock()) {
+	ret = ulsm_lock();
+	if (!ret) {
+		ret = ulsm_keys_snapshot_take(&snap);
+		ulsm_unlock();
+	}
+	if (ret) {
 		ulsm_free(sn);
 		buf_add(b, ",\"keys\":[],\"calls\":[]", 21);
 		return;
 	}
-	n = ulsm_registry_snapshot(NULL, 0);
-	s = ulsm_calloc(n + 1, sizeof(*s));
-	v = ulsm_calloc(n + 1, sizeof(*v));
-	n = s && v ? ulsm_registry_snapshot(s, n) : 0;
-	if (n)
-		qsort(s, n, sizeof(*s), cmp_site_key);
-	while (i < n) {
-		size_t j = i, ksites = 0, tramps = 0;
-
-		for (; j < n && s[j].key == s[i].key; j++) {
-			ksites += s[j].kind == &ulsm_kind_key_site;
-			tramps += s[j].kind == &ulsm_kind_trampoline;
-		}
-		if (in_set(&sr, s[i].key)) {
-			i = j;
-			continue;
-		}
-		if (ksites) {
-			const struct static_key *k = s[i].key;
-
-			v[nv] = (struct kc){ .key = k, .sites = (int)ksites,
-				.count = __atomic_load_n(&k->enabled,
-							 __ATOMIC_RELAXED),
-				.sw = -1 };
-			for (int w = 0; sn && w < sn->n; w++)
-				if (sn->key[w] == k)
-					v[nv].sw = w;
-			nv++;
-		} else if (tramps) {
-			const struct static_call_key *k = s[i].key;
-			int direct = 0, sites = ulsm_call_sites_count(k, &direct);
-
-			v[nv++] = (struct kc){ .key = k, .call = true,
-				.target = k->func, .sites = sites < 0 ? 0 : sites,
-				.direct = direct, .sw = -1 };
-		}
-		i = j;
-	}
-	ulsm_unlock();
-	ulsm_free(s);
 	/*
 	 * Named after the lock is released: dladdr() takes the dynamic
 	 * linker's lock, which a dlclose() holds while the object's
@@ -264,33 +223,39 @@ static void show_keys_calls(struct buf *b)
 	 */
 	buf_add(b, ",\"keys\":[", 9);
 	calls.b = &cb;
-	for (i = 0; i < nv; i++) {
-		if (!v[i].call) {
+	for (size_t i = 0; i < snap.nkeys; i++) {
+		const struct ulsm_key_summary *k = &snap.keys[i];
+		const char *sw;
+
+		if (in_set(&sr, k->key))
+			continue;
+		if (k->key_sites) {
 			sep(&keys);
 			buf_add(b, "{\"name\":", 8);
-			if (v[i].sw >= 0) {
-				buf_json(b, sn->name[v[i].sw]);
+			sw = switch_of(sn, k->key);
+			if (sw) {
+				buf_json(b, sw);
 				buf_add(b, ",\"switch\":true", 14);
 			} else {
-				json_sym(b, v[i].key);
+				json_sym(b, k->key);
 			}
-			buf_printf(b, ",\"on\":%s,\"count\":%d,\"sites\":%d}",
-				   v[i].count > 0 ? "true" : "false",
-				   v[i].count, v[i].sites);
-		} else {
+			buf_printf(b, ",\"on\":%s,\"count\":%d,\"sites\":%zu}",
+				   k->count > 0 ? "true" : "false",
+				   k->count, k->key_sites);
+		} else if (k->tramps) {
 			sep(&calls);
 			buf_add(&cb, "{\"key\":", 7);
-			json_sym(&cb, v[i].key);
+			json_sym(&cb, k->key);
 			buf_add(&cb, ",\"target\":", 10);
-			if (v[i].target)
-				json_sym(&cb, v[i].target);
+			if (k->target)
+				json_sym(&cb, k->target);
 			else
 				buf_add(&cb, "null", 4);
 			buf_printf(&cb, ",\"sites\":%d,\"direct\":%d}",
-				   v[i].sites, v[i].direct);
+				   k->call_sites, k->direct);
 		}
 	}
-	ulsm_free(v);
+	ulsm_keys_snapshot_free(&snap);
 	ulsm_free(sn);
 	buf_add(b, "],\"calls\":[", 11);
 	buf_add(b, cb.p, cb.len);

@@ -188,6 +188,11 @@ const struct ulsm_site *ulsm_registry_find(uintptr_t addr);
  * running.
  */
 size_t ulsm_registry_snapshot(struct ulsm_site *out, size_t max);
+/*
+ * The same in key order (then address), as the registry keeps them: each
+ * key's sites side by side, for a listing by key (src/static/snapshot.c).
+ */
+size_t ulsm_registry_snapshot_by_key(struct ulsm_site *out, size_t max);
 
 /* --- kinds of site and objects (src/engine/object.c) ------------------ */
 

@@ -163,18 +163,33 @@ static const struct ulsm_site *lookup(const struct registry *r, uintptr_t addr)
 	return s && !__atomic_load_n(&s->dead, __ATOMIC_RELAXED) ? s : NULL;
 }
 
+/* The live sites of @from (@n), up to @max to @out; how many there are. */
+static size_t copy_live(const struct ulsm_site *from, size_t n,
+			struct ulsm_site *out, size_t max)
+{
+	size_t live = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!from[i].dead) {
+			if (live < max)
+				out[live] = from[i];
+			live++;
+		}
+	return live;
+}
+
 size_t ulsm_registry_snapshot(struct ulsm_site *out, size_t max)
 {
 	const struct registry *r = current;
-	size_t n = 0;
 
-	for (size_t i = 0; r && i < r->n; i++)
-		if (!r->by_addr[i].dead) {
-			if (n < max)
-				out[n] = r->by_addr[i];
-			n++;
-		}
-	return n;
+	return r ? copy_live(r->by_addr, r->n, out, max) : 0;
+}
+
+size_t ulsm_registry_snapshot_by_key(struct ulsm_site *out, size_t max)
+{
+	const struct registry *r = current;
+
+	return r ? copy_live(r->by_key, r->n, out, max) : 0;
 }
 
 bool ulsm_registry_is_site(uintptr_t addr)

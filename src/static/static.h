@@ -16,7 +16,10 @@
  *     target: their kind's ops is a struct ulsm_call_follower;
  *   - claim keys and calls that only it may change: the public update
  *     functions refuse them with -EPERM (ulsm_key_claim, ulsm_call_claim),
- *     and a describer it registers words the refusal.
+ *     and a describer it registers words the refusal;
+ *   - list the keys and calls with what their sites say, from one copy
+ *     of the registry (ulsm_keys_snapshot_take: the dump, the control
+ *     endpoint's show).
  *
  * Every function here has hidden visibility, as in src/base/base.h.
  */
@@ -123,5 +126,46 @@ void ulsm_call_unclaim(struct static_call_key *key);
 void ulsm_claims_describe(const char *(*describe)(const void *key));
 /* Those words for @key, or NULL. */
 const char *ulsm_claim_words(const void *key);
+
+/* --- the registry by key, for listings (src/static/snapshot.c) -------- */
+
+/*
+ * One key of the registry and what its sites say: a static key when it
+ * has branch sites (@key_sites; then @count is its count), a static call
+ * when it has a trampoline (@tramps; then @tramp, @target, @call_sites and
+ * @direct are its). Hook slots' keys and calls are among them: the layers
+ * above know the sets, and leave them out or show them apart.
+ */
+struct ulsm_key_summary {
+	const void *key;	/* struct static_key or static_call_key */
+	size_t key_sites;	/* of kind ulsm_kind_key_site */
+	size_t tramps;		/* of kind ulsm_kind_trampoline */
+	uintptr_t tramp;	/* the first trampoline's address */
+	int count;		/* a key's count */
+	const void *target;	/* a call's target (its func) */
+	int call_sites, direct;	/* a call's, ulsm_call_sites_count()'s */
+};
+
+/*
+ * The registry as the dump and the control endpoint's show list it,
+ * copied once under the patch lock, so that each only formats it: every
+ * live site in key order (then address), and one summary a key, in the
+ * order of the keys' addresses. Plain data: it may be read after the
+ * lock is released (the pointers in it only named, never read).
+ */
+struct ulsm_keys_snapshot {
+	struct ulsm_site *sites;
+	size_t nsites;
+	struct ulsm_key_summary *keys;
+	size_t nkeys;
+};
+
+/*
+ * Take @snap; patch lock held. Return 0, or -ENOMEM with nothing to free
+ * (@snap->nsites still says how many sites there are).
+ */
+int ulsm_keys_snapshot_take(struct ulsm_keys_snapshot *snap);
+/* Free what ulsm_keys_snapshot_take() gave @snap; no lock needed. */
+void ulsm_keys_snapshot_free(struct ulsm_keys_snapshot *snap);
 
 #endif /* ULSM_SRC_STATIC_H */
