@@ -139,9 +139,10 @@ void ulsm_trace_recorder_atfork_init(void);
  * A reader of the recorder's rings while threads write them
  * (recording.c; the control endpoint streams a recording over its
  * socket, src/control/): it sends what was recorded since it was opened,
- * as the bytes of a recording file (version 3, docs/tracepoints.md), in pieces. Lock-free with respect to the threads that
- * record; one stream at a time may be open (-EBUSY). One thread at a
- * time calls a stream's functions.
+ * as the bytes of a recording file (version 3, docs/tracepoints.md), in
+ * pieces. Lock-free with respect to the threads that record; one stream
+ * at a time may be open (-EBUSY). One thread at a time calls a stream's
+ * functions.
  *
  * ulsm_trace_stream_open: from now on (events recorded before are not
  * sent). 0, -EBUSY or -ENOMEM.
