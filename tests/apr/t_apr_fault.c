@@ -42,8 +42,8 @@
 #include <apr_pools.h>
 #include <ulsm/ulsm.h>
 
-#include "base/sys.h"		/* the library's fault injection */
 #include "engine/engine.h"	/* ulsm_registry_snapshot */
+#include "faultwalk.h"
 #include "runtime.h"
 
 #define FA_DECLARE(type)	type
@@ -330,69 +330,6 @@ static struct state pre, now, before, after;
 static unsigned long ncalls;
 static apr_pool_t *pool;
 
-enum { DONE = 0, REFUSED = 1, BAD = 2 };
-
-static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("#   ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	_exit(BAD);
-}
-
-static void arm(unsigned long n)
-{
-	ulsm_fault.calls = 0;
-	ulsm_fault.failed = 0;
-	ulsm_fault.kinds = 0;
-	ulsm_fault.err = 0;		/* each kind's usual errno */
-	ulsm_fault.fail_to = 0;
-	__atomic_store_n(&ulsm_fault.fail_from, n, __ATOMIC_SEQ_CST);
-}
-
-static void disarm(void)
-{
-	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
-}
-
-static void quiet(const char *msg, void *arg)
-{
-	(void)msg;
-	(void)arg;
-}
-
-static bool write_full(int fd, const void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n <= 0)
-			return false;
-		buf = (const char *)buf + n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-static bool read_full(int fd, void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n <= 0)
-			return false;
-		buf = (char *)buf + n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 /* What the child wrote on standard error since @f was made its stderr. */
 static const char *stderr_text(FILE *f)
 {
@@ -420,18 +357,16 @@ static void child(enum op op, unsigned long n, int count_fd)
 	if (count_fd < 0 && (why = differs(&pre, &before, false)))
 		bad("the set-up differs from the counting run's: %s", why);
 
-	arm(n);
+	arm(n, 0, 0);		/* each kind's usual errno */
 	run(op);
 	disarm();
 
 	if (count_fd >= 0) {
 		ncalls = ulsm_fault.calls;
 		take(&after, true);
-		if (!write_full(count_fd, &ncalls, sizeof(ncalls)) ||
-		    !write_full(count_fd, &pre, sizeof(pre)) ||
-		    !write_full(count_fd, &after, sizeof(after)))
-			_exit(95);
-		_exit(DONE);
+		walk_count_send(count_fd, (struct iovec[]){
+			{ &ncalls, sizeof(ncalls) }, { &pre, sizeof(pre) },
+			{ &after, sizeof(after) } }, 3);
 	}
 
 	take(&now, false);
@@ -476,72 +411,37 @@ static void child(enum op op, unsigned long n, int count_fd)
 	_exit(REFUSED);
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFSIGNALED(status)) {
-		printf("#   killed by signal %d\n", WTERMSIG(status));
-		return BAD;
-	}
-	return WEXITSTATUS(status);
-}
-
 static void walk(enum op op, unsigned long stride)
 {
-	unsigned long tried = 0, done = 0, refused = 0, nwrong = 0;
-	int fds[2];
+	struct walk_tally t = { 0 };
+	int fd;
 	pid_t pid;
 
-	if (pipe(fds))
-		exit(96);
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		close(fds[0]);
-		child(op, 0, fds[1]);
-	}
-	close(fds[1]);
-	if (!read_full(fds[0], &ncalls, sizeof(ncalls)) ||
-	    !read_full(fds[0], &before, sizeof(before)) ||
-	    !read_full(fds[0], &after, sizeof(after))) {
-		close(fds[0]);
-		wait_child(pid);
+	pid = walk_count_fork(&fd);
+	if (!pid)
+		child(op, 0, fd);
+	if (!walk_count_read(pid, fd, (struct iovec[]){
+			{ &ncalls, sizeof(ncalls) },
+			{ &before, sizeof(before) },
+			{ &after, sizeof(after) } }, 3)) {
 		ok(0, "%s: the counting run", op_name[op]);
 		return;
 	}
-	close(fds[0]);
-	wait_child(pid);
 	if (!results_differ(&before.r, &after.r))
 		diag("%s: the change does not change the results", op_name[op]);
 
 	for (unsigned long n = 1; n <= ncalls; n += stride) {
-		int r;
-
-		if (getenv("ULSM_WALK_ONLY") &&
-		    strtoul(getenv("ULSM_WALK_ONLY"), NULL, 0) != n)
+		if (walk_skip(n))
 			continue;
-		fflush(stdout);
-		pid = fork();
+		pid = walk_fork();
 		if (!pid)
 			child(op, n, -1);
-		r = wait_child(pid);
-		tried++;
-		if (r == DONE) {
-			done++;
-		} else if (r == REFUSED) {
-			refused++;
-		} else {
-			nwrong++;
+		if (!walk_tally(&t, wait_child(pid)))
 			printf("#   ^ %s, call %lu fails\n", op_name[op], n);
-		}
 	}
-	ok(!nwrong && ncalls && refused, "%s: %lu calls, %lu runs: %lu filled, "
-	   "%lu left as they were, %lu wrong", op_name[op], ncalls, tried,
-	   done, refused, nwrong);
+	ok(!t.wrong && ncalls && t.refused, "%s: %lu calls, %lu runs: %lu "
+	   "filled, %lu left as they were, %lu wrong", op_name[op], ncalls,
+	   t.tried, t.done, t.refused, t.wrong);
 }
 
 int main(int argc, char **argv)

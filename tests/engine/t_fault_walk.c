@@ -50,6 +50,7 @@
 #include <ulsm/update.h>
 
 #include "engine/engine.h"	/* ulsm_registry_snapshot, struct ulsm_site */
+#include "faultwalk.h"
 #include "maps.h"
 #include "runtime.h"
 #include "tap.h"
@@ -137,14 +138,12 @@ static uintptr_t differ(const struct snapshot *a, const struct snapshot *b)
 
 /* --- workers ----------------------------------------------------------- */
 
-static int started;
-
 static void *worker(void *arg)
 {
 	unsigned long sum = 0;
 
 	(void)arg;
-	__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+	worker_arrives();
 	for (unsigned long i = 1;; i++) {
 		sum += (unsigned long)key_site() + (unsigned long)key_site_likely();
 		sum += (unsigned long)call_site(1) + (unsigned long)hook_site();
@@ -154,19 +153,6 @@ static void *worker(void *arg)
 			usleep(20);
 	}
 	return NULL;
-}
-
-static void start_workers(void)
-{
-	pthread_t t;
-
-	for (int i = 0; i < 2; i++)
-		if (pthread_create(&t, NULL, worker, NULL))
-			_exit(90);
-	while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < 2)
-		sched_yield();
-	/* Past glibc's start-up, where a new thread blocks every signal. */
-	usleep(2000);
 }
 
 /* --- the operations ---------------------------------------------------- */
@@ -373,44 +359,6 @@ static unsigned long ncalls;
 static uint8_t kinds[ULSM_FAULT_LOG];
 static int rwx_at_start;
 
-/* Exit codes of a walking child. */
-enum { DONE = 0, REFUSED = 1, BAD = 2 };
-
-static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("#   ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	_exit(BAD);
-}
-
-static void arm(unsigned long from, unsigned long to, int err)
-{
-	ulsm_fault.calls = 0;
-	ulsm_fault.failed = 0;
-	ulsm_fault.kinds = 0;
-	ulsm_fault.err = err;
-	ulsm_fault.fail_to = to;
-	__atomic_store_n(&ulsm_fault.fail_from, from, __ATOMIC_SEQ_CST);
-}
-
-static void disarm(void)
-{
-	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
-}
-
-static void quiet(const char *msg, void *arg)
-{
-	(void)msg;
-	(void)arg;
-}
-
 /* The child's part: set up, fail call @n (0: none) with @err, check. */
 static int child(enum op op, const struct mode *m, unsigned long n,
 		 bool persistent, int err, int count_fd)
@@ -425,7 +373,7 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	if (!getenv("ULSM_DEBUG"))
 		ulsm_set_log(quiet, NULL);	/* not into TAP comments */
 	setup(op);
-	start_workers();
+	start_workers(worker);
 	if (count_fd >= 0)
 		take(&before);
 
@@ -440,13 +388,11 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 			    ulsm_last_error());
 		take(&after);
 		ncalls = ulsm_fault.calls;
-		if (write(count_fd, &ncalls, sizeof(ncalls)) != sizeof(ncalls) ||
-		    write(count_fd, ulsm_fault.log, sizeof(kinds)) !=
-		    sizeof(kinds) ||
-		    write(count_fd, &before, sizeof(before)) != sizeof(before) ||
-		    write(count_fd, &after, sizeof(after)) != sizeof(after))
-			_exit(95);
-		_exit(DONE);
+		walk_count_send(count_fd, (struct iovec[]){
+			{ &ncalls, sizeof(ncalls) },
+			{ ulsm_fault.log, sizeof(kinds) },
+			{ &before, sizeof(before) },
+			{ &after, sizeof(after) } }, 4);
 	}
 
 	if (!persistent && rwx_mappings() != rwx_at_start)
@@ -527,20 +473,6 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	_exit(ret ? REFUSED : DONE);
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFSIGNALED(status)) {
-		printf("#   killed by signal %d\n", WTERMSIG(status));
-		return BAD;
-	}
-	return WEXITSTATUS(status);
-}
-
 /* The errnos each kind of call is made to fail with. */
 static const int *errnos_of(enum ulsm_sys kind)
 {
@@ -574,25 +506,12 @@ static const int *errnos_of(enum ulsm_sys kind)
 	}
 }
 
-static bool read_full(int fd, void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n <= 0)
-			return false;
-		buf = (char *)buf + n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 /* The short form (make check) fails each call with its kind's first errno. */
 static bool full;
 
 static void walk(enum op op, const struct mode *m, bool persistent)
 {
-	unsigned long tried = 0, done = 0, refused = 0, wrong = 0;
+	struct walk_tally t = { 0 };
 
 	if (!mode_usable(m)) {
 		ok(1, "# SKIP %s, %s: the signal sync cannot work here (the "
@@ -601,67 +520,44 @@ static void walk(enum op op, const struct mode *m, bool persistent)
 		return;
 	}
 	unsigned long by_kind[ULSM_SYS_KINDS] = { 0 };
-	int fds[2];
+	int fd;
 	pid_t pid;
 
-	if (pipe(fds))
-		exit(96);
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		close(fds[0]);
-		child(op, m, 0, false, 0, fds[1]);
-	}
-	close(fds[1]);
-	if (!read_full(fds[0], &ncalls, sizeof(ncalls)) ||
-	    !read_full(fds[0], kinds, sizeof(kinds)) ||
-	    !read_full(fds[0], &before, sizeof(before)) ||
-	    !read_full(fds[0], &after, sizeof(after))) {
-		close(fds[0]);
-		wait_child(pid);
+	pid = walk_count_fork(&fd);
+	if (!pid)
+		child(op, m, 0, false, 0, fd);
+	if (!walk_count_read(pid, fd, (struct iovec[]){
+			{ &ncalls, sizeof(ncalls) }, { kinds, sizeof(kinds) },
+			{ &before, sizeof(before) },
+			{ &after, sizeof(after) } }, 4)) {
 		ok(0, "%s, %s: the counting run", op_name[op], m->name);
 		return;
 	}
-	close(fds[0]);
-	wait_child(pid);
 
 	for (unsigned long n = 1; n <= ncalls && n <= ULSM_FAULT_LOG; n++) {
 		const int *errs = errnos_of((enum ulsm_sys)kinds[n - 1]);
 
-		/* ULSM_WALK_ONLY=N: only position N (to debug one failure). */
-		if (getenv("ULSM_WALK_ONLY") &&
-		    strtoul(getenv("ULSM_WALK_ONLY"), NULL, 0) != n)
+		if (walk_skip(n))
 			continue;
 
 		by_kind[kinds[n - 1]]++;
 		for (; *errs; errs++) {
-			int r;
-
-			fflush(stdout);
-			pid = fork();
+			pid = walk_fork();
 			if (!pid)
 				child(op, m, n, persistent, *errs, -1);
-			r = wait_child(pid);
-			tried++;
-			if (r == DONE)
-				done++;
-			else if (r == REFUSED)
-				refused++;
-			if (r != DONE && r != REFUSED) {
-				wrong++;
+			if (!walk_tally(&t, wait_child(pid)))
 				printf("#   ^ %s, %s, call %lu (%s) fails with "
 				       "%s\n", op_name[op], m->name, n,
 				       ulsm_sys_name((enum ulsm_sys)kinds[n - 1]),
 				       strerror(*errs));
-			}
 			if (persistent || !full)
 				break;
 		}
 	}
-	ok(!wrong && ncalls, "%s, %s%s: %lu calls, %lu runs: %lu done, "
+	ok(!t.wrong && ncalls, "%s, %s%s: %lu calls, %lu runs: %lu done, "
 	   "%lu refused with nothing changed, %lu wrong", op_name[op],
 	   m->name, persistent ? ", every call from N on fails" : "",
-	   ncalls, tried, done, refused, wrong);
+	   ncalls, t.tried, t.done, t.refused, t.wrong);
 	if (!persistent) {
 		char line[256];
 		size_t len = 0;
