@@ -150,30 +150,6 @@ static void take_replies(struct client *cl)
 	}
 }
 
-/* server.c's drop(): the connection, its recording and its counts. */
-static void drop(struct conn *c)
-{
-	if (c->recording)
-		rec_drop(c);
-	if (c->counting)
-		counts_release();
-	conn_close(c);
-}
-
-/* server.c's follow(): false once the connection is gone. */
-static bool follow(struct conn *c, int r)
-{
-	if (r == CONN_EOF_RECORDING) {
-		rec_stop(c);
-		return true;
-	}
-	if (r == CONN_CLOSE) {
-		drop(c);
-		return false;
-	}
-	return true;
-}
-
 /* What the requests may have changed for good, put back. */
 static void put_back(void)
 {
@@ -236,12 +212,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fail("the connection is not done long after "
 				     "its client closed", data, size);
 		}
-		open = follow(c, conn_read(c, ctl_request));
+		open = ctl_follow(c, conn_read(c, ctl_request));
 		trace_fz_event(step, "step");
 		(void)call_int_hook(req_check, step++);
 		rec_pump();
 		if (open)
-			open = follow(c, conn_progress(c, ctl_request));
+			open = ctl_follow(c, conn_progress(c, ctl_request));
 		take_replies(&cl);
 	}
 	take_replies(&cl);
