@@ -56,40 +56,7 @@ DECLARE_TRACEPOINT(fz_event, TP_PROTO(int step, const char *what),
 DEFINE_TRACEPOINT(fz_event, TP_PROTO(int step, const char *what),
 		  TP_ARGS(step, what));
 
-static int allow_check(int req)
-{
-	(void)req;
-	return 0;
-}
-
-static int deny_check(int req)
-{
-	return req & 1 ? -13 : 0;
-}
-
-static struct fz_hook_list allow_hooks[] = {
-	LSM_HOOK_INIT(req_check, allow_check),
-};
-static struct fz_hook_list deny_hooks[] = {
-	LSM_HOOK_INIT(req_check, deny_check),
-};
-static const struct lsm_id allow_id = { .name = "allow" };
-static const struct lsm_id deny_id = { .name = "deny" };
-
-static int allow_init(void)
-{
-	security_add_hooks(allow_hooks, 1, &allow_id);
-	return 0;
-}
-
-static int deny_init(void)
-{
-	security_add_hooks(deny_hooks, 1, &deny_id);
-	return 0;
-}
-
-DEFINE_LSM(allow) = { .name = "allow", .init = allow_init, .id = &allow_id };
-DEFINE_LSM(deny) = { .name = "deny", .init = deny_init, .id = &deny_id };
+#include "req_modules.h"	/* allow and deny */
 
 /* Steps a connection may take once its client closed, before a hang. */
 #define DRAIN_STEPS	10000
