@@ -42,7 +42,6 @@
 #include <apr_pools.h>
 #include <ulsm/ulsm.h>
 
-#include "engine/engine.h"	/* ulsm_registry_snapshot */
 #include "faultwalk.h"
 #include "runtime.h"
 
@@ -118,8 +117,6 @@ static __attribute__((noinline)) int a_err(int x)
 /* --- what the hooks are, and do ---------------------------------------- */
 
 #define NHOOKS		3
-#define MAX_SITES	4096
-#define SITE_BYTES	8
 
 static struct ulsm_apr_hook *const hooks[NHOOKS] = {
 	&ULSM__APR_P(fa, first, hook), &ULSM__APR_P(fa, note, hook),
@@ -142,9 +139,7 @@ struct results {
 struct state {
 	struct hook_state h[NHOOKS];
 	struct results r;
-	size_t nsites;
-	uintptr_t addr[MAX_SITES];
-	uint8_t bytes[MAX_SITES][SITE_BYTES];
+	struct walk_sites sites;
 };
 
 static void run_hooks(struct results *r)
@@ -164,8 +159,6 @@ static void run_hooks(struct results *r)
 /* Dispatch runs the hooks: only when asked (the stale message). */
 static void take(struct state *s, bool dispatch)
 {
-	static struct ulsm_site sites[MAX_SITES];
-
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < NHOOKS; k++) {
 		const struct ulsm_apr_hook *h = hooks[k];
@@ -185,13 +178,7 @@ static void take(struct state *s, bool dispatch)
 	}
 	if (dispatch)
 		run_hooks(&s->r);
-	s->nsites = ulsm_registry_snapshot(sites, MAX_SITES);
-	if (s->nsites > MAX_SITES)
-		s->nsites = MAX_SITES;
-	for (size_t i = 0; i < s->nsites; i++) {
-		s->addr[i] = sites[i].addr;
-		memcpy(s->bytes[i], (const void *)sites[i].addr, SITE_BYTES);
-	}
+	walk_sites_take(&s->sites);
 }
 
 /*
@@ -218,16 +205,7 @@ static const char *differs(const struct state *a, const struct state *b,
 			return why;
 		}
 	}
-	if (a->nsites != b->nsites)
-		return "the number of sites differs";
-	for (size_t i = 0; i < a->nsites; i++)
-		if (a->addr[i] != b->addr[i] ||
-		    memcmp(a->bytes[i], b->bytes[i], SITE_BYTES)) {
-			snprintf(why, sizeof(why), "site %#lx differs",
-				 (unsigned long)a->addr[i]);
-			return why;
-		}
-	return NULL;
+	return walk_sites_why(&a->sites, &b->sites, "differs");
 }
 
 static const char *results_differ(const struct results *a,

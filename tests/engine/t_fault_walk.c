@@ -100,42 +100,6 @@ __attribute__((noinline)) static int hook_site(void)
 	return call_int_hook(file_open, &f) + call_int_hook(noargs);
 }
 
-/* --- the registered sites' bytes --------------------------------------- */
-
-#define MAX_SITES	4096
-#define SITE_BYTES	8
-
-struct snapshot {
-	size_t n;
-	uintptr_t addr[MAX_SITES];
-	uint8_t bytes[MAX_SITES][SITE_BYTES];
-};
-
-static void take(struct snapshot *s)
-{
-	static struct ulsm_site sites[MAX_SITES];
-
-	s->n = ulsm_registry_snapshot(sites, MAX_SITES);
-	if (s->n > MAX_SITES)
-		s->n = MAX_SITES;
-	for (size_t i = 0; i < s->n; i++) {
-		s->addr[i] = sites[i].addr;
-		memcpy(s->bytes[i], (const void *)sites[i].addr, SITE_BYTES);
-	}
-}
-
-/* The first address where @a and @b differ, or 0. */
-static uintptr_t differ(const struct snapshot *a, const struct snapshot *b)
-{
-	if (a->n != b->n)
-		return 1;
-	for (size_t i = 0; i < a->n; i++)
-		if (a->addr[i] != b->addr[i] ||
-		    memcmp(a->bytes[i], b->bytes[i], SITE_BYTES))
-			return a->addr[i];
-	return 0;
-}
-
 /* --- workers ----------------------------------------------------------- */
 
 static void *worker(void *arg)
@@ -329,18 +293,12 @@ static bool effect_seen(enum op op)
 
 /* --- one child --------------------------------------------------------- */
 
-struct mode {
-	enum ulsm_write_mode write;
-	enum ulsm_sync_mode sync;
-	const char *name;
-};
-
 /*
  * Where the signal sync cannot work (tests/lib/runtime.h): membarrier only.
  * Auto chooses the method by the batch's size (docs/patching-protocol.md,
  * "Choosing the method by batch size") and falls back to the other.
  */
-static const struct mode modes[] = {
+static const struct walk_mode modes[] = {
 	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, "procmem+membarrier" },
 	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_MEMBARRIER, "mprotect+membarrier" },
 	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, "procmem+signal" },
@@ -348,22 +306,22 @@ static const struct mode modes[] = {
 	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, "auto+membarrier" },
 };
 
-static bool mode_usable(const struct mode *m)
+static bool mode_usable(const struct walk_mode *m)
 {
 	return m->sync != ULSM_SYNC_SIGNAL || signal_sync_usable();
 }
 
 /* What the counting child found, inherited by the walking children. */
-static struct snapshot before, after;
+static struct walk_sites before, after;
 static unsigned long ncalls;
 static uint8_t kinds[ULSM_FAULT_LOG];
 static int rwx_at_start;
 
 /* The child's part: set up, fail call @n (0: none) with @err, check. */
-static int child(enum op op, const struct mode *m, unsigned long n,
+static int child(enum op op, const struct walk_mode *m, unsigned long n,
 		 bool persistent, int err, int count_fd)
 {
-	struct snapshot now;
+	struct walk_sites now;
 	int ret, pending;
 
 	if (ulsm_set_write_mode(m->write) || ulsm_set_sync_mode(m->sync))
@@ -375,7 +333,7 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	setup(op);
 	start_workers(worker);
 	if (count_fd >= 0)
-		take(&before);
+		walk_sites_take(&before);
 
 	arm(n, persistent ? ULONG_MAX : 0, err);
 	ret = run(op);
@@ -386,7 +344,7 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 		if (ret || !effect_seen(op))
 			bad("the operation fails without a fault: %d (%s)", ret,
 			    ulsm_last_error());
-		take(&after);
+		walk_sites_take(&after);
 		ncalls = ulsm_fault.calls;
 		walk_count_send(count_fd, (struct iovec[]){
 			{ &ncalls, sizeof(ncalls) },
@@ -400,21 +358,21 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	if (mem_fds())
 		bad("returned %d with a /proc/self/mem descriptor open", ret);
 	pending = ulsm_pending_objects();
-	take(&now);
+	walk_sites_take(&now);
 	if (persistent) {
 		/* A stranded batch may run emulated: only recovery counts. */
 	} else if (op == OP_DLOPEN) {
 		if (ret)
 			bad("dlopen failed: %d", ret);
-		if (differ(&now, &before) && !pending &&
-		    differ(&now, &after))
+		if (walk_sites_differ(&now, &before) && !pending &&
+		    walk_sites_differ(&now, &after))
 			bad("registered sites neither as before nor as after");
 		if (!pending && !effect_seen(op))
 			bad("registered, but its sites are not in line");
 		if (pending && (plug.main_unlikely() || plug.main_likely()))
 			bad("pending, but its sites are not as compiled");
 	} else if (!ret) {
-		uintptr_t at = differ(&now, &after);
+		uintptr_t at = walk_sites_differ(&now, &after);
 
 		if (at)
 			bad("returned 0 but site %#lx is not new",
@@ -422,7 +380,7 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 		if (!effect_seen(op))
 			bad("returned 0 but the effect is not seen");
 	} else {
-		uintptr_t at = differ(&now, &before);
+		uintptr_t at = walk_sites_differ(&now, &before);
 
 		if (at)
 			bad("returned %d (%s) but site %#lx changed", ret,
@@ -456,8 +414,8 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	} else if (op != OP_ADD_HOOKS && op != OP_ARRIVE) {
 		int again = run(op);
 
-		take(&now);
-		if (again || differ(&now, &after) || !effect_seen(op))
+		walk_sites_take(&now);
+		if (again || walk_sites_differ(&now, &after) || !effect_seen(op))
 			bad("the operation without a fault fails afterwards: "
 			    "%d (%s)", again, ulsm_last_error());
 	} else {
@@ -509,7 +467,7 @@ static const int *errnos_of(enum ulsm_sys kind)
 /* The short form (make check) fails each call with its kind's first errno. */
 static bool full;
 
-static void walk(enum op op, const struct mode *m, bool persistent)
+static void walk(enum op op, const struct walk_mode *m, bool persistent)
 {
 	struct walk_tally t = { 0 };
 

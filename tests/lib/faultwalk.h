@@ -24,9 +24,11 @@
  *			...say which call	DONE, REFUSED or bad("why")
  *	}
  *
- * and start_workers() starts two threads that run the sites throughout,
- * so that breakpoints are met and the signal sync has threads to signal;
- * each calls worker_arrives() first.
+ * Also here: struct walk_mode (a write and a sync method to try);
+ * walk_sites_take() and walk_sites_differ() (or _why()), which compare
+ * the bytes of every registered site; and start_workers(), two threads
+ * that run the sites throughout, so that breakpoints are met and the
+ * signal sync has threads to signal (each calls worker_arrives() first).
  */
 #ifndef ULSM_TESTS_FAULTWALK_H
 #define ULSM_TESTS_FAULTWALK_H
@@ -36,6 +38,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +50,7 @@
 #include <ulsm/ulsm.h>
 
 #include "base/sys.h"		/* the library's fault injection */
+#include "engine/engine.h"	/* ulsm_registry_snapshot */
 
 /* Exit codes of a walking child. */
 enum { DONE = 0, REFUSED = 1, BAD = 2 };
@@ -220,6 +224,72 @@ static bool walk_tally(struct walk_tally *t, int r)
 	else
 		t->wrong++;
 	return r == DONE || r == REFUSED;
+}
+
+/* A write method and a sync method for the library (<ulsm/ulsm.h>). */
+struct walk_mode {
+	enum ulsm_write_mode write;
+	enum ulsm_sync_mode sync;
+	const char *name;
+};
+
+/* --- the registered sites' bytes ---------------------------------------- */
+
+#define WALK_MAX_SITES	4096
+#define WALK_SITE_BYTES	8
+
+/* The first bytes of every registered site, in the registry's order. */
+struct walk_sites {
+	size_t n;
+	uintptr_t addr[WALK_MAX_SITES];
+	uint8_t bytes[WALK_MAX_SITES][WALK_SITE_BYTES];
+};
+
+__attribute__((unused))
+static void walk_sites_take(struct walk_sites *s)
+{
+	static struct ulsm_site sites[WALK_MAX_SITES];
+
+	s->n = ulsm_registry_snapshot(sites, WALK_MAX_SITES);
+	if (s->n > WALK_MAX_SITES)
+		s->n = WALK_MAX_SITES;
+	for (size_t i = 0; i < s->n; i++) {
+		s->addr[i] = sites[i].addr;
+		memcpy(s->bytes[i], (const void *)sites[i].addr,
+		       WALK_SITE_BYTES);
+	}
+}
+
+/* The first site where @a and @b differ: its address; 1: their number. */
+__attribute__((unused))
+static uintptr_t walk_sites_differ(const struct walk_sites *a,
+				   const struct walk_sites *b)
+{
+	if (a->n != b->n)
+		return 1;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->addr[i] != b->addr[i] ||
+		    memcmp(a->bytes[i], b->bytes[i], WALK_SITE_BYTES))
+			return a->addr[i];
+	return 0;
+}
+
+/* The same in words ("site 0x... @verb"), or NULL. */
+__attribute__((unused))
+static const char *walk_sites_why(const struct walk_sites *a,
+				  const struct walk_sites *b, const char *verb)
+{
+	static char why[64];
+	uintptr_t at = walk_sites_differ(a, b);
+
+	if (a->n != b->n)
+		snprintf(why, sizeof(why), "the number of sites %s", verb);
+	else if (at)
+		snprintf(why, sizeof(why), "site %#lx %s", (unsigned long)at,
+			 verb);
+	else
+		return NULL;
+	return why;
 }
 
 /* --- the workers -------------------------------------------------------- */

@@ -40,7 +40,6 @@
 #include <ulsm/tracepoint.h>
 #include <ulsm/ulsm.h>
 
-#include "engine/engine.h"	/* ulsm_registry_snapshot */
 #include "trace/trace.h"	/* counting, and each tracepoint's probes */
 #include "faultwalk.h"
 #include "runtime.h"
@@ -96,8 +95,6 @@ PROBE(p3, &d3, '3')
 
 /* --- what a tracepoint is, and does ----------------------------------- */
 
-#define MAX_SITES	4096
-#define SITE_BYTES	8
 #define MAX_PROBES	8
 
 struct tp_state {
@@ -115,9 +112,7 @@ struct tp_state {
 
 struct state {
 	struct tp_state tp[NTP];
-	size_t nsites;
-	uintptr_t addr[MAX_SITES];
-	uint8_t bytes[MAX_SITES][SITE_BYTES];
+	struct walk_sites sites;
 };
 
 static void info_of(void *arg, const struct ulsm_trace_info *i)
@@ -133,8 +128,6 @@ static void info_of(void *arg, const struct ulsm_trace_info *i)
 
 static void take(struct state *s)
 {
-	static struct ulsm_site sites[MAX_SITES];
-
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < NTP; k++) {
 		struct ulsm_tracepoint *tp = tps[k];
@@ -160,13 +153,7 @@ static void take(struct state *s)
 	}
 	if (ulsm_trace_each(info_of, s, 2000))
 		s->tp[0].info_probes = -1;
-	s->nsites = ulsm_registry_snapshot(sites, MAX_SITES);
-	if (s->nsites > MAX_SITES)
-		s->nsites = MAX_SITES;
-	for (size_t i = 0; i < s->nsites; i++) {
-		s->addr[i] = sites[i].addr;
-		memcpy(s->bytes[i], (const void *)sites[i].addr, SITE_BYTES);
-	}
+	walk_sites_take(&s->sites);
 }
 
 /*
@@ -195,16 +182,7 @@ static const char *differs_exactly(const struct state *a,
 			return why;
 		}
 	}
-	if (a->nsites != b->nsites)
-		return "the number of sites changed";
-	for (size_t i = 0; i < a->nsites; i++)
-		if (a->addr[i] != b->addr[i] ||
-		    memcmp(a->bytes[i], b->bytes[i], SITE_BYTES)) {
-			snprintf(why, sizeof(why), "site %#lx changed",
-				 (unsigned long)a->addr[i]);
-			return why;
-		}
-	return NULL;
+	return walk_sites_why(&a->sites, &b->sites, "changed");
 }
 
 /*
@@ -361,13 +339,7 @@ static int run(enum op op)
 
 /* --- one child ---------------------------------------------------------- */
 
-struct mode {
-	enum ulsm_write_mode write;
-	enum ulsm_sync_mode sync;
-	const char *name;
-};
-
-static const struct mode modes[] = {
+static const struct walk_mode modes[] = {
 	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, "auto+membarrier" },
 	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, "procmem+signal" },
 };
@@ -377,7 +349,7 @@ static bool patching(void)
 	return strcmp(ulsm_backend(), "generic") != 0;
 }
 
-static bool mode_usable(const struct mode *m)
+static bool mode_usable(const struct walk_mode *m)
 {
 	return m->sync != ULSM_SYNC_SIGNAL ||
 	       (patching() && signal_sync_usable());
@@ -389,7 +361,7 @@ static unsigned long ncalls;
 static uint8_t kinds[ULSM_FAULT_LOG];
 
 /* The child's part: set up, fail call @n (0: none), check. */
-static void child(enum op op, const struct mode *m, unsigned long n,
+static void child(enum op op, const struct walk_mode *m, unsigned long n,
 		  int count_fd)
 {
 	const char *why;
@@ -454,7 +426,7 @@ static void child(enum op op, const struct mode *m, unsigned long n,
 	_exit(ret < 0 ? REFUSED : DONE);
 }
 
-static void walk(enum op op, const struct mode *m, unsigned long stride)
+static void walk(enum op op, const struct walk_mode *m, unsigned long stride)
 {
 	struct walk_tally t = { 0 };
 	int fd;
