@@ -305,7 +305,6 @@ static void run(enum op op)
 /* --- one child --------------------------------------------------------- */
 
 static struct state pre, now, before, after;
-static unsigned long ncalls;
 static apr_pool_t *pool;
 
 /* What the child wrote on standard error since @f was made its stderr. */
@@ -342,9 +341,7 @@ static void child(enum op op, unsigned long n, int count_fd)
 	if (count_fd >= 0) {
 		ncalls = ulsm_fault.calls;
 		take(&after, true);
-		walk_count_send(count_fd, (struct iovec[]){
-			{ &ncalls, sizeof(ncalls) }, { &pre, sizeof(pre) },
-			{ &after, sizeof(after) } }, 3);
+		walk_count_send(count_fd, ncalls, &pre, &after, sizeof(after));
 	}
 
 	take(&now, false);
@@ -398,10 +395,7 @@ static void walk(enum op op, unsigned long stride)
 	pid = walk_count_fork(&fd);
 	if (!pid)
 		child(op, 0, fd);
-	if (!walk_count_read(pid, fd, (struct iovec[]){
-			{ &ncalls, sizeof(ncalls) },
-			{ &before, sizeof(before) },
-			{ &after, sizeof(after) } }, 3)) {
+	if (!walk_count_read(pid, fd, &before, &after, sizeof(after))) {
 		ok(0, "%s: the counting run", op_name[op]);
 		return;
 	}

@@ -12,8 +12,8 @@
  *	pid = walk_count_fork(&fd);	the counting child, with its pipe:
  *	if (!pid)			in the child, @fd is the end to write,
  *		child(op, 0, fd);	which walk_count_send() writes and exits
- *	if (!walk_count_read(pid, fd, parts, nparts))	in the parent, read
- *		...the counting run failed	and wait for it
+ *	if (!walk_count_read(pid, fd, &before, &after, sizeof(after)))
+ *		...the counting run failed	(ncalls and kinds read too)
  *	for (n = 1; n <= ncalls; n++) {
  *		if (walk_skip(n))	ULSM_WALK_ONLY=N: only call N
  *			continue;
@@ -43,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -170,29 +169,43 @@ static pid_t walk_count_fork(int *fd)
 	return pid;
 }
 
-/* In the counting child: @n parts of what it found to the parent; exit. */
+/*
+ * What the counting run found, sent to the parent, and inherited by the
+ * walking children: how many calls it made, their kinds.
+ */
+static unsigned long ncalls;
+static uint8_t kinds[ULSM_FAULT_LOG] __attribute__((unused));
+
+/*
+ * walk_count_send - in the counting child: @calls, the kinds of the first
+ * (ulsm_fault.log), and the state @before and @after the operation
+ * (@size bytes each) to the parent; then exit
+ */
 __attribute__((unused, noreturn))
-static void walk_count_send(int fd, const struct iovec *part, int n)
+static void walk_count_send(int fd, unsigned long calls, const void *before,
+			    const void *after, size_t size)
 {
-	for (int i = 0; i < n; i++)
-		if (!write_full(fd, part[i].iov_base, part[i].iov_len))
-			_exit(95);
+	if (!write_full(fd, &calls, sizeof(calls)) ||
+	    !write_full(fd, ulsm_fault.log, sizeof(kinds)) ||
+	    !write_full(fd, before, size) || !write_full(fd, after, size))
+		_exit(95);
 	_exit(DONE);
 }
 
 /*
  * walk_count_read - in the parent: what the counting child @pid sent on
- * @fd, into @n parts; then close @fd and wait for the child
- * Return: whether every part came
+ * @fd, into ncalls, kinds, @before and @after (@size bytes each); then
+ * close @fd and wait for the child
+ * Return: whether all of it came
  */
 __attribute__((unused))
-static bool walk_count_read(pid_t pid, int fd, const struct iovec *part,
-			    int n)
+static bool walk_count_read(pid_t pid, int fd, void *before, void *after,
+			    size_t size)
 {
-	bool all = true;
+	bool all = read_full(fd, &ncalls, sizeof(ncalls)) &&
+		   read_full(fd, kinds, sizeof(kinds)) &&
+		   read_full(fd, before, size) && read_full(fd, after, size);
 
-	for (int i = 0; i < n && all; i++)
-		all = read_full(fd, part[i].iov_base, part[i].iov_len);
 	close(fd);
 	wait_child(pid);
 	return all;

@@ -357,8 +357,6 @@ static bool mode_usable(const struct walk_mode *m)
 
 /* What the counting child found, inherited by the walking children. */
 static struct state before, after, now, pre;
-static unsigned long ncalls;
-static uint8_t kinds[ULSM_FAULT_LOG];
 
 /* The child's part: set up, fail call @n (0: none), check. */
 static void child(enum op op, const struct walk_mode *m, unsigned long n,
@@ -392,10 +390,7 @@ static void child(enum op op, const struct walk_mode *m, unsigned long n,
 			    ret, ulsm_last_error());
 		ncalls = ulsm_fault.calls;
 		take(&after);
-		walk_count_send(count_fd, (struct iovec[]){
-			{ &ncalls, sizeof(ncalls) },
-			{ ulsm_fault.log, sizeof(kinds) },
-			{ &pre, sizeof(pre) }, { &after, sizeof(after) } }, 4);
+		walk_count_send(count_fd, ncalls, &pre, &after, sizeof(after));
 	}
 
 	take(&now);
@@ -440,10 +435,7 @@ static void walk(enum op op, const struct walk_mode *m, unsigned long stride)
 	pid = walk_count_fork(&fd);
 	if (!pid)
 		child(op, m, 0, fd);
-	if (!walk_count_read(pid, fd, (struct iovec[]){
-			{ &ncalls, sizeof(ncalls) }, { kinds, sizeof(kinds) },
-			{ &before, sizeof(before) },
-			{ &after, sizeof(after) } }, 4)) {
+	if (!walk_count_read(pid, fd, &before, &after, sizeof(after))) {
 		ok(0, "%s, %s: the counting run", op_name[op], m->name);
 		return;
 	}
