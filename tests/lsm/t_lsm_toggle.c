@@ -82,12 +82,10 @@ static void holes(void)
 int main(int argc, char **argv)
 {
 	long toggles = arg_count(argc, argv, "--toggles", 1000);
-	long nthreads = arg_long(argc, argv, "--threads", 3);
+	long nthreads = seq_threads(argc, argv);
 	struct seq_worker *w, sum;
 	long failed;
 
-	if (nthreads < 1)
-		nthreads = 1;
 	tl_defaults();
 	tl_ret[M_BETA][tl_hook_idx_file_open] = -EACCES;
 	is_int(ulsm_lsm_init(&tl_hook_set, "alpha,beta"), 0, "init");
