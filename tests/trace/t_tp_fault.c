@@ -42,15 +42,13 @@
 
 #include "trace/trace.h"	/* counting, and each tracepoint's probes */
 #include "faultwalk.h"
+#include "local_tp.h"
 #include "runtime.h"
 #include "tap.h"
 
-DECLARE_TRACEPOINT(tf_a, TP_PROTO(int x), TP_ARGS(x));
-DECLARE_TRACEPOINT(tf_b, TP_PROTO(int x), TP_ARGS(x));
-DECLARE_TRACEPOINT(tf_c, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tf_a, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tf_b, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tf_c, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tf_a, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tf_b, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tf_c, TP_PROTO(int x), TP_ARGS(x));
 
 __attribute__((noinline)) static void hit_a(int x) { trace_tf_a(x); }
 __attribute__((noinline)) static void hit_b(int x) { trace_tf_b(x); }
