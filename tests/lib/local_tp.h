@@ -8,9 +8,14 @@
  * is DECLARE_TRACEPOINT() then DEFINE_TRACEPOINT() with the same words
  * (<ulsm/tracepoint.h>). A tracepoint that a plug-in shares is declared
  * in a header of the test's instead (tests/trace/tp_defs.h).
+ *
+ * log_probe() is how the tests' probes say that they ran.
  */
 #ifndef ULSM_TESTS_LOCAL_TP_H
 #define ULSM_TESTS_LOCAL_TP_H
+
+#include <stddef.h>
+#include <string.h>
 
 #include <ulsm/tracepoint.h>
 
@@ -21,5 +26,20 @@
 #define LOCAL_TRACEPOINT(NAME, PROTO, ARGS)				\
 	DECLARE_TRACEPOINT(NAME, TP_PROTO(PROTO), TP_ARGS(ARGS));	\
 	DEFINE_TRACEPOINT(NAME, TP_PROTO(PROTO), TP_ARGS(ARGS))
+
+/*
+ * A probe's mark: @c added to the string in @log (@size bytes) while it
+ * fits, so that the string says which probes ran, in their order.
+ */
+__attribute__((unused))
+static void log_probe(char *log, size_t size, char c)
+{
+	size_t n = strlen(log);
+
+	if (n + 1 < size) {
+		log[n] = c;
+		log[n + 1] = 0;
+	}
+}
 
 #endif /* ULSM_TESTS_LOCAL_TP_H */

@@ -69,23 +69,13 @@ static __thread char tlog[32];
 static int d1 = 1, d2 = 2, d3 = 3;
 static unsigned long wrong;
 
-static void logc(char c)
-{
-	size_t n = strlen(tlog);
-
-	if (n + 1 < sizeof(tlog)) {
-		tlog[n] = c;
-		tlog[n + 1] = 0;
-	}
-}
-
 #define PROBE(name, want, c)						\
 	static void name(void *data, int x)				\
 	{								\
 		(void)x;						\
 		if (data != (want))					\
 			__atomic_add_fetch(&wrong, 1, __ATOMIC_RELAXED); \
-		logc(c);						\
+		log_probe(tlog, sizeof(tlog), c);			\
 	}
 PROBE(p1, &d1, '1')
 PROBE(p2, &d2, '2')

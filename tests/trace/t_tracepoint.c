@@ -65,16 +65,6 @@ static int wrong;
 static long sum;
 static int d1 = 1, d2 = 2, d3 = 3;
 
-static void logc(char c)
-{
-	size_t n = strlen(log_buf);
-
-	if (n + 1 < sizeof(log_buf)) {
-		log_buf[n] = c;
-		log_buf[n + 1] = 0;
-	}
-}
-
 #define PROBE(name, good, c)						\
 	static void name(void *data, int x, long y)			\
 	{								\
@@ -85,7 +75,7 @@ static void logc(char c)
 		}							\
 		__atomic_add_fetch(&sum, x + y, __ATOMIC_RELAXED);	\
 		if (c)							\
-			logc(c);					\
+			log_probe(log_buf, sizeof(log_buf), c);		\
 	}
 PROBE(p1, data == &d1, '1')
 PROBE(p2, data == &d2 || data == &d1, '2')	/* attached with both */
