@@ -374,8 +374,8 @@ int ulsm_lsm_trace(struct ulsm_hook_set *set, bool on);
  * Safe while other threads dispatch: a dispatcher sees each slot on or
  * off, never a half-patched slot; the callbacks stay in place. While off,
  * the module misses every hook, its alloc hooks included: objects created
- * meanwhile carry a zeroed part of the blob for it. ulsm_lsm_list() still
- * names it.
+ * meanwhile carry a zeroed part of the blob for it. ulsm_lsm_list() does
+ * not name it while it is off; ulsm_lsm_module_active() still counts it.
  * Return: 0, -ENOENT (no such active module), -EPERM (not allowed), or a
  * patching error.
  */
@@ -385,9 +385,10 @@ int ulsm_lsm_toggle(struct ulsm_hook_set *set, const char *name, bool enable);
  * ulsm_lsm_list - the active modules in order, comma-separated
  * @set: the hook set
  *
- * What /sys/kernel/security/lsm shows. Return: a string owned by the set,
- * valid and unchanged for the set's whole life (modules that come and go
- * later do not touch it: call again for the list of then).
+ * What /sys/kernel/security/lsm shows, less the modules toggled off
+ * (ulsm_lsm_toggle). Return: a string owned by the set, valid and
+ * unchanged for the set's whole life (modules that come and go later do
+ * not touch it: call again for the list of then).
  */
 const char *ulsm_lsm_list(struct ulsm_hook_set *set);
 

@@ -249,7 +249,7 @@ void rec_drop(struct conn *c)
 
 void rec_forget(void **kept)
 {
-	/* The recorder forgets the stream in a child (recorder.c). */
+	/* The recorder forgets the stream in a child (recording.c). */
 	*kept = rec.held.p;
 	rec = (typeof(rec)){ .c = NULL };
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * src/trace/trace.h - tracepoints (<ulsm/tracepoint.h>), inside the
- * library: the registry (tracepoint.c) and the recorder (recorder.c).
+ * library: the registry (tracepoint.c) and the recorder (recorder.c, its
+ * rings; recording.c, its streams and file; ring.h between them).
  * Never installed; hidden visibility, as in src/base/base.h.
  */
 #ifndef ULSM_SRC_TRACE_H
@@ -135,12 +136,13 @@ void ulsm_trace_fork_release(void);
 void ulsm_trace_recorder_atfork_init(void);
 
 /*
- * A reader of the recorder's rings while threads write them (the control
- * endpoint streams a recording over its socket, src/control/): it sends
- * what was recorded since it was opened, as the bytes of a recording file
- * (version 2), in pieces. Lock-free with respect to the threads that
- * record; one stream at a time may be open (-EBUSY). One thread at a
- * time calls a stream's functions.
+ * A reader of the recorder's rings while threads write them
+ * (recording.c; the control endpoint streams a recording over its
+ * socket, src/control/): it sends what was recorded since it was opened,
+ * as the bytes of a recording file (version 3, docs/tracepoints.md), in
+ * pieces. Lock-free with respect to the threads that record; one stream
+ * at a time may be open (-EBUSY). One thread at a time calls a stream's
+ * functions.
  *
  * ulsm_trace_stream_open: from now on (events recorded before are not
  * sent). 0, -EBUSY or -ENOMEM.

@@ -66,6 +66,43 @@ static int count_fds(void)
 }
 
 /*
+ * Whether @fd has something to read (or its end) within @ms. A signal
+ * does not end the wait: poll() is never restarted (signal(7)), and the
+ * library's core syncs signal every thread where membarrier cannot do
+ * it (under an emulator), so an interrupted poll is not a silent peer.
+ */
+static bool readable_within(int fd, int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int left = ms;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, left);
+
+		if (r > 0)
+			return true;
+		if (r == 0 || errno != EINTR)
+			return false;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+				  (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left < 0)
+			left = 0;
+	}
+}
+
+/* recv(), again when a signal interrupts it. */
+static ssize_t recv_some(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+
+	while ((r = recv(fd, buf, n, 0)) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
+/*
  * A line within @ms: its length, -1 at the end (the connection closed),
  * -2 when none came (the client would wait for ever).
  */
@@ -74,13 +111,12 @@ static int line_within(int fd, char *line, size_t size, int ms)
 	size_t n = 0;
 
 	while (n + 1 < size) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
 		char ch;
 		ssize_t r;
 
-		if (poll(&p, 1, ms) <= 0)
+		if (!readable_within(fd, ms))
 			return -2;
-		r = recv(fd, &ch, 1, 0);
+		r = recv_some(fd, &ch, 1);
 		if (r <= 0)
 			return -1;
 		if (ch == '\n') {
@@ -98,12 +134,11 @@ static int skip_within(int fd, unsigned long n, int ms)
 	char buf[4096];
 
 	while (n) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t r;
 
-		if (poll(&p, 1, ms) <= 0)
+		if (!readable_within(fd, ms))
 			return -2;
-		r = recv(fd, buf, n < sizeof(buf) ? n : sizeof(buf), 0);
+		r = recv_some(fd, buf, n < sizeof(buf) ? n : sizeof(buf));
 		if (r <= 0)
 			return -1;
 		n -= (unsigned long)r;

@@ -86,6 +86,11 @@ int main(int argc, char **argv)
 	struct seq_worker *w, sum;
 	long failed;
 
+	/*
+	 * An even count, so that beta ends on, as it began: the list names
+	 * only the modules toggled on (an emulator's eighth of 1000 is odd).
+	 */
+	toggles += toggles & 1;
 	tl_defaults();
 	tl_ret[M_BETA][tl_hook_idx_file_open] = -EACCES;
 	is_int(ulsm_lsm_init(&tl_hook_set, "alpha,beta"), 0, "init");
@@ -108,6 +113,6 @@ int main(int argc, char **argv)
 	is_int(sum.wrong, 0, "after a completed toggle every call saw it");
 	ok(sum.strict > 0, "calls were checked strictly");
 	ok(!strcmp(ulsm_lsm_list(&tl_hook_set), "capa,alpha,beta"),
-	   "the module list is unchanged by toggling");
+	   "the module list is as before the toggles (beta on again)");
 	return done_testing();
 }

@@ -211,7 +211,7 @@ static void stores(void)
 {
 	struct ulsm_update *u = ulsm_update_new();
 
-	/* With a key: stores in their places around its sites. */
+	/* With keys: stores in their places around their sites. */
 	is_int(ulsm_update_store_int(u, &early, 2, ULSM_UPDATE_BEFORE), 0,
 	       "record an int store before the sites");
 	is_int(ulsm_update_store_int(u, &late, 2, ULSM_UPDATE_AFTER), 0,
@@ -219,18 +219,26 @@ static void stores(void)
 	is_int(ulsm_update_store_ptr(u, &published, "new", ULSM_UPDATE_AFTER),
 	       0, "a pointer store after them");
 	ulsm_update_branch(u, keys[7].key, true);
-	is_int((int)ulsm_update_count(u), 4, "three stores and a key counted");
+	ulsm_update_branch(u, keys[9].key, true);
+	is_int((int)ulsm_update_count(u), 5, "three stores and two keys counted");
 	ok(early == 1 && late == 1 && !strcmp(published, "old"),
 	   "nothing stored before the commit");
 
-	/* A failed commit: every word as it was. */
+	/*
+	 * A failed commit: every word as it was. The write that fails is
+	 * the batch's last (two sites): the first is also the probe of the
+	 * write path, and a failure there, with nothing written yet, only
+	 * moves to the other method (t_write_fail) - on a back end of one
+	 * write a site, it is the only write of a one-site batch.
+	 */
 	if (patching()) {
-		fault_nth_write(WRITES_PER_SITE, EIO);
+		fault_nth_write(2 * WRITES_PER_SITE, EIO);
 		is_int(ulsm_update_commit(u), -EIO, "a failed text write fails "
 		       "the commit");
 		fault_nth_write(0, 0);
 		ok(early == 1 && late == 1 && !strcmp(published, "old") &&
-		   !keys[7].site(), "every store put back, the key as it was");
+		   !keys[7].site() && !keys[9].site(),
+		   "every store put back, the keys as they were");
 	} else {
 		ok(1, "# SKIP a failed write: the generic back end writes none");
 		ok(1, "# SKIP the words after it");
@@ -241,7 +249,8 @@ static void stores(void)
 	is_int(ulsm_update_commit(u), 0, "commit the key and the stores");
 	ulsm_test_write_hook = NULL;
 	ok(early == 2 && late == 2 && !strcmp(published, "new") &&
-	   keys[7].site() == 1, "every store made, the key on");
+	   keys[7].site() == 1 && keys[9].site() == 1,
+	   "every store made, the keys on");
 	if (patching())
 		ok(seen_writes > 0 && !seen_wrong, "while the sites changed "
 		   "(%d writes), the store before was made and those after "

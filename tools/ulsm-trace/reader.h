@@ -9,7 +9,7 @@
  * left, before a loop or an allocation depends on it; arrays grow with
  * what was read, never with what the file announces. Names may hold any
  * byte: each output escapes them its own way. The format is
- * src/trace/recorder.c's and docs/tracepoints.md's ("The file").
+ * src/trace/recording.c's and docs/tracepoints.md's ("The file").
  *
  *	struct input in = { .f = f, .size = SIZE_UNKNOWN };
  *	struct trace t = { 0 };
