@@ -263,9 +263,10 @@ t_ulsmctl_DEPS	:= $(BUILD)/ulsmctl $(BUILD)/ulsm-trace $(BUILD)/examples/control
 # trace/: bpftrace on a running program's USDT probes (as root), a server
 # of its own with a tracepoint and a hook set.
 t_usdt_DEPS	:= $(BUILD)/tests/usdt_server $(BUILD)/ulsmctl
-$(BUILD)/tests/usdt_server: tests/trace/usdt_server.c tests/trace/usdt_hook_defs.h $(HEADERS) $(CONFIG_H) $(STATIC_LIB)
+$(BUILD)/tests/usdt_server: tests/trace/usdt_server.c tests/trace/usdt_hook_defs.h tests/lib/req_modules.h \
+		$(HEADERS) $(CONFIG_H) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -Itests/trace $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
+	$(CC) $(CPPFLAGS_ALL) -Itests/lib -Itests/trace $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDLIBS_ALL)
 # apr/: an installed libulsm-apr, used as the README says: the test runs
 # make install into a temporary PREFIX with this build's variables.
 # (@MAKE@ only here: make -n runs a recipe that names $(MAKE).)

@@ -75,5 +75,7 @@ struct ulsm_lsm_ops {
 void ulsm_lsm_ops_register(const struct ulsm_lsm_ops *ops);
 /* The registered table, or NULL: no set was ever claimed. */
 const struct ulsm_lsm_ops *ulsm_lsm_ops(void);
+/* The initialised or sealed set called @name, or NULL (or no table). */
+struct ulsm_hook_set *ulsm_lsm_set_named(const char *name);
 
 #endif /* ULSM_SRC_HOOK_SETS_H */

@@ -70,19 +70,6 @@ static void do_switch(struct conn *c, const char *name, const char *state)
 	reply(c, ulsm_switch_set(name, on, switch_done, &j), &j);
 }
 
-struct find_set {
-	const char *name;
-	struct ulsm_hook_set *set;
-};
-
-static void find_set(void *arg, const struct ulsm_lsm_set_info *s)
-{
-	struct find_set *f = arg;
-
-	if (!strcmp(s->name, f->name))
-		f->set = s->set;
-}
-
 static void toggle_done(void *arg, const struct ulsm_lsm_module_info *m)
 {
 	render_module(arg, m);
@@ -97,24 +84,22 @@ static void toggle_done(void *arg, const struct ulsm_lsm_module_info *m)
 static void do_toggle(struct conn *c, const char *set, const char *module,
 		      const char *state)
 {
-	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
 	struct buf j = { .max = CTL_REPLY_MAX };
-	struct find_set f = { set, NULL };
+	struct ulsm_hook_set *hs;
 	int on = on_off(state), ret;
 
 	if (on < 0) {
 		conn_reply_error(c, -EINVAL, "toggle SET MODULE on|off");
 		return;
 	}
-	if (ops)
-		ops->each_set(find_set, &f);
-	if (!f.set) {
+	hs = ulsm_lsm_set_named(set);
+	if (!hs) {
 		conn_reply_error(c, -ENOENT, "no initialised hook set of that "
 				 "name");
 		return;
 	}
 	ulsm_clear_error();
-	ret = ops->toggle(f.set, module, on, toggle_done, &j);
+	ret = ulsm_lsm_ops()->toggle(hs, module, on, toggle_done, &j);
 	ulsm_control_test(ULSM_CTL_TOGGLED);
 	reply(c, ret, &j);
 }

@@ -24,17 +24,6 @@ static struct {
 	unsigned int nsets;
 } cnt;
 
-struct json_list {
-	struct buf *b;
-	int n;
-};
-
-static void sep(struct json_list *l)
-{
-	if (l->n++)
-		buf_add(l->b, ",", 1);
-}
-
 /* Trace each set not traced for the counts yet (new ones too). */
 static void hold_set(void *arg, const struct ulsm_lsm_set_info *s)
 {
@@ -97,9 +86,7 @@ static void tp_counts(void *arg, const struct ulsm_trace_info *i)
 
 	if (!i->counted)
 		return;
-	sep(l);
-	buf_add(l->b, "{\"name\":", 8);
-	buf_json(l->b, i->name);
+	json_item(l, i->name);
 	buf_printf(l->b, ",\"hits\":%lu}", i->hits);
 }
 
@@ -108,9 +95,7 @@ static void module_counts(void *arg, const char *module, unsigned long calls,
 {
 	struct json_list *l = arg;
 
-	sep(l);
-	buf_add(l->b, "{\"name\":", 8);
-	buf_json(l->b, module);
+	json_item(l, module);
 	buf_printf(l->b, ",\"calls\":%lu,\"refusals\":%lu}", calls, refusals);
 }
 
@@ -128,13 +113,11 @@ int render_counts(struct buf *b)
 	if (ulsm_trace_each(tp_counts, &l, 1000))
 		return -EBUSY;
 	buf_add(b, "],\"sets\":[", 10);
+	l.n = 0;
 	for (unsigned int i = 0; ops && i < cnt.nsets; i++) {
 		struct json_list ml = { b, 0 };
 
-		if (i)
-			buf_add(b, ",", 1);
-		buf_add(b, "{\"name\":", 8);
-		buf_json(b, cnt.set[i]->name);
+		json_item(&l, cnt.set[i]->name);
 		buf_add(b, ",\"modules\":[", 12);
 		ops->trace_counts(cnt.set[i], module_counts, &ml);
 		buf_add(b, "]}", 2);

@@ -102,6 +102,17 @@ void conn_reply_error(struct conn *c, int err, const char *msg);
 /* A recording's chunk: "@what <n>\n" and @b's bytes. */
 void conn_chunk(struct conn *c, const char *what, const struct buf *b);
 
+/* --- server.c ---------------------------------------------------------- */
+
+/*
+ * The thread's moves on a connection, shared with the fuzzing harness
+ * (tests/fuzz/fuzz_control.c), which drives one as the thread does.
+ */
+/* Close @c, with its recording and its counts. */
+void ctl_drop(struct conn *c);
+/* What conn_progress() or conn_read() said: false when @c is gone. */
+bool ctl_follow(struct conn *c, int r);
+
 /* --- commands.c -------------------------------------------------------- */
 
 /* One request line (without its newline). */

@@ -89,3 +89,24 @@ void buf_bool(struct buf *b, bool v)
 	else
 		buf_add(b, "false", 5);
 }
+
+void buf_field(struct buf *b, const char *key, const char *s)
+{
+	buf_add(b, ",\"", 2);
+	buf_add(b, key, strlen(key));
+	buf_add(b, "\":", 2);
+	buf_json(b, s);
+}
+
+void json_sep(struct json_list *l)
+{
+	if (l->n++)
+		buf_add(l->b, ",", 1);
+}
+
+void json_item(struct json_list *l, const char *name)
+{
+	json_sep(l);
+	buf_add(l->b, "{\"name\":", 8);
+	buf_json(l->b, name);
+}

@@ -26,4 +26,18 @@ void buf_json(struct buf *b, const char *s);
 /* "true" or "false". */
 void buf_bool(struct buf *b, bool v);
 
+/* ,"@key":@s, with @s as buf_json() writes it. */
+void buf_field(struct buf *b, const char *key, const char *s);
+
+/* The items of a JSON array, written one at a time into @b. */
+struct json_list {
+	struct buf *b;
+	int n;
+};
+
+/* The comma before each item of @l but the first. */
+void json_sep(struct json_list *l);
+/* The next item of @l, opened: {"name":@name, as buf_json() writes it. */
+void json_item(struct json_list *l, const char *name);
+
 #endif /* ULSM_SRC_CONTROL_JSON_H */

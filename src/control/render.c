@@ -20,26 +20,12 @@
 #include "static/static.h"
 #include "trace/trace.h"
 
-struct json_list {
-	struct buf *b;
-	int n;
-};
-
-static void sep(struct json_list *l)
-{
-	if (l->n++)
-		buf_add(l->b, ",", 1);
-}
-
 static void show_tp(void *arg, const struct ulsm_trace_info *i)
 {
 	struct json_list *l = arg;
 
-	sep(l);
-	buf_add(l->b, "{\"name\":", 8);
-	buf_json(l->b, i->name);
-	buf_add(l->b, ",\"args\":", 8);
-	buf_json(l->b, i->args);
+	json_item(l, i->name);
+	buf_field(l->b, "args", i->args);
 	buf_printf(l->b, ",\"on\":%s,\"probes\":%d,\"recorder\":%s,"
 		   "\"recording\":%s,\"usdt\":%s}",
 		   i->probes ? "true" : "false", i->probes,
@@ -52,11 +38,8 @@ static void show_switch(void *arg, const struct ulsm_switch *sw)
 {
 	struct json_list *l = arg;
 
-	sep(l);
-	buf_add(l->b, "{\"name\":", 8);
-	buf_json(l->b, sw->name);
-	buf_add(l->b, ",\"description\":", 15);
-	buf_json(l->b, sw->description);
+	json_item(l, sw->name);
+	buf_field(l->b, "description", sw->description);
 	buf_printf(l->b, ",\"on\":%s}",
 		   __atomic_load_n(&sw->key->key.enabled, __ATOMIC_RELAXED) > 0 ?
 		   "true" : "false");
@@ -81,11 +64,8 @@ static void show_module(void *arg, const struct ulsm_lsm_module_info *m)
 {
 	struct json_list *l = arg;
 
-	sep(l);
-	buf_add(l->b, "{\"name\":", 8);
-	buf_json(l->b, m->name);
-	buf_add(l->b, ",\"state\":", 9);
-	buf_json(l->b, m->state);
+	json_item(l, m->name);
+	buf_field(l->b, "state", m->state);
 	buf_printf(l->b, ",\"position\":%d,\"place\":%d,\"on\":%s,"
 		   "\"reason\":", m->position, m->position,
 		   m->on ? "true" : "false");
@@ -97,7 +77,7 @@ static void show_expected(void *arg, const char *name)
 {
 	struct json_list *l = arg;
 
-	sep(l);
+	json_sep(l);
 	buf_json(l->b, name);
 }
 
@@ -105,9 +85,7 @@ static void show_set(void *arg, const struct ulsm_lsm_set_info *s)
 {
 	struct json_list *l = arg, ml = { l->b, 0 };
 
-	sep(l);
-	buf_add(l->b, "{\"name\":", 8);
-	buf_json(l->b, s->name);
+	json_item(l, s->name);
 	buf_printf(l->b, ",\"sealed\":%s,\"toggle_allowed\":%s,"
 		   "\"unloadable\":%s,\"modules\":[",
 		   s->sealed ? "true" : "false",
@@ -230,7 +208,7 @@ static void show_keys_calls(struct buf *b)
 		if (in_set(&sr, k->key))
 			continue;
 		if (k->key_sites) {
-			sep(&keys);
+			json_sep(&keys);
 			buf_add(b, "{\"name\":", 8);
 			sw = switch_of(sn, k->key);
 			if (sw) {
@@ -243,7 +221,7 @@ static void show_keys_calls(struct buf *b)
 				   k->count > 0 ? "true" : "false",
 				   k->count, k->key_sites);
 		} else if (k->tramps) {
-			sep(&calls);
+			json_sep(&calls);
 			buf_add(&cb, "{\"key\":", 7);
 			json_sym(&cb, k->key);
 			buf_add(&cb, ",\"target\":", 10);
@@ -281,8 +259,7 @@ static void json_process(struct buf *b)
 	buf_printf(b, ",\"uid\":%u,\"version\":\"%s\",\"backend\":",
 		   (unsigned int)geteuid(), ULSM_VERSION);
 	buf_json(b, ulsm_backend());
-	buf_add(b, ",\"sync\":", 8);
-	buf_json(b, ulsm_sync_name());
+	buf_field(b, "sync", ulsm_sync_name());
 }
 
 struct tp_count {

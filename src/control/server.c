@@ -56,8 +56,7 @@ static struct {
 
 /* --- the thread -------------------------------------------------------- */
 
-/* Close @c, with its recording and its counts. */
-static void drop(struct conn *c)
+void ctl_drop(struct conn *c)
 {
 	if (c->recording)
 		rec_drop(c);
@@ -66,15 +65,14 @@ static void drop(struct conn *c)
 	conn_close(c);
 }
 
-/* What conn_progress() or conn_read() said: false when @c is gone. */
-static bool follow(struct conn *c, int r)
+bool ctl_follow(struct conn *c, int r)
 {
 	if (r == CONN_EOF_RECORDING) {
 		rec_stop(c);	/* the rest is sent, then the end */
 		return true;
 	}
 	if (r == CONN_CLOSE) {
-		drop(c);
+		ctl_drop(c);
 		return false;
 	}
 	return true;
@@ -128,13 +126,13 @@ static void sweep(void)
 
 		if (c->fd < 0)
 			continue;
-		if (!follow(c, conn_progress(c, ctl_request)))
+		if (!ctl_follow(c, conn_progress(c, ctl_request)))
 			continue;
 		/* After the progress: it may have moved c->since on. */
 		now = ulsm_now_ms();
 		if ((conn_pending(c) || !c->recording) &&
 		    now >= c->since + (uint64_t)ctl.timeout_ms)
-			drop(c);
+			ctl_drop(c);
 	}
 }
 
@@ -181,9 +179,10 @@ static void *serve(void *unused)
 
 			if (c->fd < 0 || !pfd[i].revents)
 				continue;
-			follow(c, pfd[i].revents & (POLLIN | POLLHUP | POLLERR) ?
-				  conn_read(c, ctl_request) :
-				  conn_progress(c, ctl_request));
+			ctl_follow(c, pfd[i].revents &
+					 (POLLIN | POLLHUP | POLLERR) ?
+				      conn_read(c, ctl_request) :
+				      conn_progress(c, ctl_request));
 		}
 		if (r > 0 && pfd[1].revents) {
 			if (conn_accept_all(srv.lfd))
@@ -199,7 +198,7 @@ static void *serve(void *unused)
 		}
 	}
 	for (int i = 0; i < CTL_MAX_CONNS; i++)
-		drop(&ctl.conns[i]);
+		ctl_drop(&ctl.conns[i]);
 	return NULL;
 }
 

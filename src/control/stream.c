@@ -49,19 +49,6 @@ static void count_tp(void *arg, const struct ulsm_trace_info *i)
 	*matched += !fnmatch(rec.glob, i->name, 0);
 }
 
-struct find_set {
-	const char *name;
-	struct ulsm_hook_set *set;
-};
-
-static void find_set(void *arg, const struct ulsm_lsm_set_info *s)
-{
-	struct find_set *f = arg;
-
-	if (!strcmp(s->name, f->name))
-		f->set = s->set;
-}
-
 static void detach(void)
 {
 	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
@@ -84,8 +71,7 @@ static void detach(void)
  */
 static int attach(const char *glob, const char *set)
 {
-	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
-	struct find_set f = { set, NULL };
+	struct ulsm_hook_set *hs;
 	int ret;
 
 	rec.glob[0] = '\0';
@@ -99,19 +85,18 @@ static int attach(const char *glob, const char *set)
 	}
 	if (!set)
 		return 0;
-	if (ops)
-		ops->each_set(find_set, &f);
-	if (!f.set) {
+	hs = ulsm_lsm_set_named(set);
+	if (!hs) {
 		detach();
 		return ulsm_error(-ENOENT, "no initialised hook set %s", set);
 	}
 	ulsm_clear_error();
-	ret = ops->trace(f.set, true);
+	ret = ulsm_lsm_ops()->trace(hs, true);
 	if (ret) {
 		detach();
 		return ret;
 	}
-	rec.set = f.set;
+	rec.set = hs;
 	snprintf(rec.hooks, sizeof(rec.hooks), "lsm_hook_%s", set);
 	ret = ulsm_trace_enable(rec.hooks);
 	if (ret < 0 && ret != -EEXIST) {

@@ -447,6 +447,12 @@ static inline bool ulsm_txn_has_code(const struct ulsm_txn *t)
  */
 int ulsm_txn_commit(struct ulsm_txn *t);
 void ulsm_txn_free(struct ulsm_txn *t);
+/*
+ * The end of a change made under ulsm_update_lock(): commit @t unless
+ * @ret (from queueing its entries) is an error, free it, and unlock.
+ * Return: @ret, or what the commit returned.
+ */
+int ulsm_txn_finish(struct ulsm_txn *t, int ret);
 
 /* --- what a site does (src/engine/forms.c) ---------------------------- */
 

@@ -85,6 +85,15 @@ void ulsm_txn_free(struct ulsm_txn *t)
 	t->nstores = t->capstores = 0;
 }
 
+int ulsm_txn_finish(struct ulsm_txn *t, int ret)
+{
+	if (!ret)
+		ret = ulsm_txn_commit(t);
+	ulsm_txn_free(t);
+	ulsm_unlock();
+	return ret;
+}
+
 /*
  * Release stores: a reader that acquires the word sees what came before.
  * The readers: static_key_count() (ulsm/static_key.h) for a key's count;

@@ -61,11 +61,7 @@ static int empty_slots(struct ulsm_hook_set *set, const struct lsm_info *m)
 			ret = ulsm_txn_store_ptr(&t, ULSM_STAGE_TARGETS,
 						 ULSM_AFTER, &s->hl, NULL);
 	}
-	if (!ret)
-		ret = ulsm_txn_commit(&t);
-	ulsm_txn_free(&t);
-	ulsm_unlock();
-	return ret;
+	return ulsm_txn_finish(&t, ret);
 }
 
 static void forget(struct ulsm_hook_set *set, struct lsm_info *m)

@@ -188,11 +188,7 @@ static int plan_apply(struct slot_plan *p)
 	if (ret)
 		return ret;
 	ret = ulsm_lsm_plan_queue(p, &t);
-	if (!ret)
-		ret = ulsm_txn_commit(&t);
-	ulsm_txn_free(&t);
-	ulsm_unlock();
-	return ret;
+	return ulsm_txn_finish(&t, ret);
 }
 
 /*

@@ -56,11 +56,7 @@ static int apply(struct ulsm_hook_set *set, bool on)
 	}
 	if (!ret)
 		ret = ulsm_lsm_plan_queue_trace(set, on, &t);
-	if (!ret)
-		ret = ulsm_txn_commit(&t);
-	ulsm_txn_free(&t);
-	ulsm_unlock();
-	return ret;
+	return ulsm_txn_finish(&t, ret);
 }
 
 /* Make @set traced or not as it is wanted now. Framework lock held. */

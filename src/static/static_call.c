@@ -409,11 +409,7 @@ ULSM_API int ulsm_static_call_update(struct static_call_key *key, void *tramp,
 	ret = ulsm_call_check(key, "static_call_update");
 	if (!ret)
 		ret = ulsm_call_queue(&t, key, tramp, func, NULL);
-	if (!ret)
-		ret = ulsm_txn_commit(&t);
-	ulsm_txn_free(&t);
-	ulsm_unlock();
-	return ret;
+	return ulsm_txn_finish(&t, ret);
 }
 
 ULSM_API int ulsm_static_call_form(const struct static_call_key *key)

@@ -340,11 +340,7 @@ ULSM_API int ulsm_update_commit(struct ulsm_update *u)
 		ret = queue(&u->v[i], &t);
 	if (!ret)
 		ret = queue_stores(u, &t);
-	if (!ret)
-		ret = ulsm_txn_commit(&t);
-	ulsm_txn_free(&t);
-	ulsm_unlock();
-	return ret;
+	return ulsm_txn_finish(&t, ret);
 }
 
 ULSM_API size_t ulsm_update_count(const struct ulsm_update *u)

@@ -409,10 +409,7 @@ static int apply(struct change *c, int n)
 	if (!ret) {
 		for (int i = 0; i < n && !ret; i++)
 			ret = queue_change(&t, &c[i]);
-		if (!ret)
-			ret = ulsm_txn_commit(&t);
-		ulsm_txn_free(&t);
-		ulsm_unlock();
+		ret = ulsm_txn_finish(&t, ret);
 	}
 	if (ret)
 		unplan(c, n);
@@ -491,10 +488,7 @@ static int finish(struct change *c, int n, unsigned long removals_then,
 						ULSM_STAGE_GUARDS_ON, ULSM_AFTER,
 						&tp->slotted, c[i].nf);
 		}
-		if (!ret)
-			ret = ulsm_txn_commit(&t);
-		ulsm_txn_free(&t);
-		ulsm_unlock();
+		ret = ulsm_txn_finish(&t, ret);
 	}
 	pthread_mutex_unlock(&trace_lock);
 	if (ret)

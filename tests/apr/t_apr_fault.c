@@ -42,8 +42,7 @@
 #include <apr_pools.h>
 #include <ulsm/ulsm.h>
 
-#include "base/sys.h"		/* the library's fault injection */
-#include "engine/engine.h"	/* ulsm_registry_snapshot */
+#include "faultwalk.h"
 #include "runtime.h"
 
 #define FA_DECLARE(type)	type
@@ -118,8 +117,6 @@ static __attribute__((noinline)) int a_err(int x)
 /* --- what the hooks are, and do ---------------------------------------- */
 
 #define NHOOKS		3
-#define MAX_SITES	4096
-#define SITE_BYTES	8
 
 static struct ulsm_apr_hook *const hooks[NHOOKS] = {
 	&ULSM__APR_P(fa, first, hook), &ULSM__APR_P(fa, note, hook),
@@ -142,9 +139,7 @@ struct results {
 struct state {
 	struct hook_state h[NHOOKS];
 	struct results r;
-	size_t nsites;
-	uintptr_t addr[MAX_SITES];
-	uint8_t bytes[MAX_SITES][SITE_BYTES];
+	struct walk_sites sites;
 };
 
 static void run_hooks(struct results *r)
@@ -164,8 +159,6 @@ static void run_hooks(struct results *r)
 /* Dispatch runs the hooks: only when asked (the stale message). */
 static void take(struct state *s, bool dispatch)
 {
-	static struct ulsm_site sites[MAX_SITES];
-
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < NHOOKS; k++) {
 		const struct ulsm_apr_hook *h = hooks[k];
@@ -185,13 +178,7 @@ static void take(struct state *s, bool dispatch)
 	}
 	if (dispatch)
 		run_hooks(&s->r);
-	s->nsites = ulsm_registry_snapshot(sites, MAX_SITES);
-	if (s->nsites > MAX_SITES)
-		s->nsites = MAX_SITES;
-	for (size_t i = 0; i < s->nsites; i++) {
-		s->addr[i] = sites[i].addr;
-		memcpy(s->bytes[i], (const void *)sites[i].addr, SITE_BYTES);
-	}
+	walk_sites_take(&s->sites);
 }
 
 /*
@@ -218,16 +205,7 @@ static const char *differs(const struct state *a, const struct state *b,
 			return why;
 		}
 	}
-	if (a->nsites != b->nsites)
-		return "the number of sites differs";
-	for (size_t i = 0; i < a->nsites; i++)
-		if (a->addr[i] != b->addr[i] ||
-		    memcmp(a->bytes[i], b->bytes[i], SITE_BYTES)) {
-			snprintf(why, sizeof(why), "site %#lx differs",
-				 (unsigned long)a->addr[i]);
-			return why;
-		}
-	return NULL;
+	return walk_sites_why(&a->sites, &b->sites, "differs");
 }
 
 static const char *results_differ(const struct results *a,
@@ -327,71 +305,7 @@ static void run(enum op op)
 /* --- one child --------------------------------------------------------- */
 
 static struct state pre, now, before, after;
-static unsigned long ncalls;
 static apr_pool_t *pool;
-
-enum { DONE = 0, REFUSED = 1, BAD = 2 };
-
-static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("#   ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	_exit(BAD);
-}
-
-static void arm(unsigned long n)
-{
-	ulsm_fault.calls = 0;
-	ulsm_fault.failed = 0;
-	ulsm_fault.kinds = 0;
-	ulsm_fault.err = 0;		/* each kind's usual errno */
-	ulsm_fault.fail_to = 0;
-	__atomic_store_n(&ulsm_fault.fail_from, n, __ATOMIC_SEQ_CST);
-}
-
-static void disarm(void)
-{
-	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
-}
-
-static void quiet(const char *msg, void *arg)
-{
-	(void)msg;
-	(void)arg;
-}
-
-static bool write_full(int fd, const void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n <= 0)
-			return false;
-		buf = (const char *)buf + n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-static bool read_full(int fd, void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n <= 0)
-			return false;
-		buf = (char *)buf + n;
-		len -= (size_t)n;
-	}
-	return true;
-}
 
 /* What the child wrote on standard error since @f was made its stderr. */
 static const char *stderr_text(FILE *f)
@@ -420,18 +334,14 @@ static void child(enum op op, unsigned long n, int count_fd)
 	if (count_fd < 0 && (why = differs(&pre, &before, false)))
 		bad("the set-up differs from the counting run's: %s", why);
 
-	arm(n);
+	arm(n, 0, 0);		/* each kind's usual errno */
 	run(op);
 	disarm();
 
 	if (count_fd >= 0) {
 		ncalls = ulsm_fault.calls;
 		take(&after, true);
-		if (!write_full(count_fd, &ncalls, sizeof(ncalls)) ||
-		    !write_full(count_fd, &pre, sizeof(pre)) ||
-		    !write_full(count_fd, &after, sizeof(after)))
-			_exit(95);
-		_exit(DONE);
+		walk_count_send(count_fd, ncalls, &pre, &after, sizeof(after));
 	}
 
 	take(&now, false);
@@ -476,72 +386,34 @@ static void child(enum op op, unsigned long n, int count_fd)
 	_exit(REFUSED);
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFSIGNALED(status)) {
-		printf("#   killed by signal %d\n", WTERMSIG(status));
-		return BAD;
-	}
-	return WEXITSTATUS(status);
-}
-
 static void walk(enum op op, unsigned long stride)
 {
-	unsigned long tried = 0, done = 0, refused = 0, nwrong = 0;
-	int fds[2];
+	struct walk_tally t = { 0 };
+	int fd;
 	pid_t pid;
 
-	if (pipe(fds))
-		exit(96);
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		close(fds[0]);
-		child(op, 0, fds[1]);
-	}
-	close(fds[1]);
-	if (!read_full(fds[0], &ncalls, sizeof(ncalls)) ||
-	    !read_full(fds[0], &before, sizeof(before)) ||
-	    !read_full(fds[0], &after, sizeof(after))) {
-		close(fds[0]);
-		wait_child(pid);
+	pid = walk_count_fork(&fd);
+	if (!pid)
+		child(op, 0, fd);
+	if (!walk_count_read(pid, fd, &before, &after, sizeof(after))) {
 		ok(0, "%s: the counting run", op_name[op]);
 		return;
 	}
-	close(fds[0]);
-	wait_child(pid);
 	if (!results_differ(&before.r, &after.r))
 		diag("%s: the change does not change the results", op_name[op]);
 
 	for (unsigned long n = 1; n <= ncalls; n += stride) {
-		int r;
-
-		if (getenv("ULSM_WALK_ONLY") &&
-		    strtoul(getenv("ULSM_WALK_ONLY"), NULL, 0) != n)
+		if (walk_skip(n))
 			continue;
-		fflush(stdout);
-		pid = fork();
+		pid = walk_fork();
 		if (!pid)
 			child(op, n, -1);
-		r = wait_child(pid);
-		tried++;
-		if (r == DONE) {
-			done++;
-		} else if (r == REFUSED) {
-			refused++;
-		} else {
-			nwrong++;
+		if (!walk_tally(&t, wait_child(pid)))
 			printf("#   ^ %s, call %lu fails\n", op_name[op], n);
-		}
 	}
-	ok(!nwrong && ncalls && refused, "%s: %lu calls, %lu runs: %lu filled, "
-	   "%lu left as they were, %lu wrong", op_name[op], ncalls, tried,
-	   done, refused, nwrong);
+	ok(!t.wrong && ncalls && t.refused, "%s: %lu calls, %lu runs: %lu "
+	   "filled, %lu left as they were, %lu wrong", op_name[op], ncalls,
+	   t.tried, t.done, t.refused, t.wrong);
 }
 
 int main(int argc, char **argv)
@@ -567,11 +439,5 @@ int main(int argc, char **argv)
 }
 
 #else
-
-int main(void)
-{
-	skip_all("APR is not installed for this compiler "
-		 "(libapr1-dev libaprutil1-dev)");
-}
-
+#include "no_apr.h"	/* main: the test says it skipped */
 #endif

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,22 @@
 #include <unistd.h>
 
 static char cc_xdg[64];
+
+/* How many entries @path has, but "." and its like; -1: not opened. */
+__attribute__((unused))
+static int cc_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
 
 /* A fresh $XDG_RUNTIME_DIR for this process; its ulsm/ is the endpoint's. */
 static void cc_fresh_dir(void)
@@ -163,6 +180,45 @@ static int cc_request(int fd, const char *req, char **payload, char *msg,
 	else
 		free(p);
 	return 0;
+}
+
+/*
+ * cc_stream - a recording's chunks (docs/control.md) into @f, to its end
+ * @ended: whether its end chunk came
+ * Return: the bytes written, when the connection ends or fails before the
+ * end too; -1 on a line that is not a chunk, or bytes that do not come
+ */
+__attribute__((unused))
+static long cc_stream(int fd, FILE *f, bool *ended)
+{
+	char line[256], *buf;
+	long total = 0;
+
+	*ended = false;
+	for (;;) {
+		unsigned long n;
+		bool end;
+
+		if (cc_line(fd, line, sizeof(line)) < 0)
+			return total;
+		end = !strncmp(line, "end ", 4);
+		if (!end && strncmp(line, "data ", 5)) {
+			printf("#   not a chunk: \"%.100s\"\n", line);
+			return -1;
+		}
+		n = strtoul(strchr(line, ' ') + 1, NULL, 10);
+		buf = malloc(n + 1);
+		if (!buf || cc_bytes(fd, buf, n) || fwrite(buf, 1, n, f) != n) {
+			free(buf);
+			return -1;
+		}
+		free(buf);
+		total += (long)n;
+		if (end) {
+			*ended = true;
+			return total;
+		}
+	}
 }
 
 /* One request on a connection of its own. */

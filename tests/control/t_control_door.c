@@ -255,39 +255,6 @@ static int out_of_descriptors(void)
 	return failures;
 }
 
-/* Read a recording's chunks into @f until its end: bytes, or -1. */
-static long read_stream(int fd, FILE *f, bool *ended)
-{
-	char line[256], *buf;
-	long total = 0;
-
-	*ended = false;
-	for (;;) {
-		unsigned long n;
-		bool end;
-
-		if (cc_line(fd, line, sizeof(line)) < 0)
-			return total;
-		end = !strncmp(line, "end ", 4);
-		if (!end && strncmp(line, "data ", 5)) {
-			printf("#   not a chunk: \"%.100s\"\n", line);
-			return -1;
-		}
-		n = strtoul(strchr(line, ' ') + 1, NULL, 10);
-		buf = malloc(n + 1);
-		if (!buf || cc_bytes(fd, buf, n) || fwrite(buf, 1, n, f) != n) {
-			free(buf);
-			return -1;
-		}
-		free(buf);
-		total += (long)n;
-		if (end) {
-			*ended = true;
-			return total;
-		}
-	}
-}
-
 /* ulsm-trace's summary of @file: events and lost, summed over threads. */
 static int trace_counts(const char *file, long *events, long *lost)
 {
@@ -345,7 +312,7 @@ static int stop_big(void)
 	snprintf(file, sizeof(file), "%s/big.bin", cc_xdg);
 	f = fopen(file, "w");
 	check(!cc_send(fd, "stop\n"), "stop");
-	bytes = read_stream(fd, f, &ended);
+	bytes = cc_stream(fd, f, &ended);
 	fclose(f);
 	check(ended, "the stream ends with its end chunk (%ld bytes)", bytes);
 	check(bytes > (long)ulsm_control_out_max,

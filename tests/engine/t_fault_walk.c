@@ -50,6 +50,7 @@
 #include <ulsm/update.h>
 
 #include "engine/engine.h"	/* ulsm_registry_snapshot, struct ulsm_site */
+#include "faultwalk.h"
 #include "maps.h"
 #include "runtime.h"
 #include "tap.h"
@@ -99,52 +100,14 @@ __attribute__((noinline)) static int hook_site(void)
 	return call_int_hook(file_open, &f) + call_int_hook(noargs);
 }
 
-/* --- the registered sites' bytes --------------------------------------- */
-
-#define MAX_SITES	4096
-#define SITE_BYTES	8
-
-struct snapshot {
-	size_t n;
-	uintptr_t addr[MAX_SITES];
-	uint8_t bytes[MAX_SITES][SITE_BYTES];
-};
-
-static void take(struct snapshot *s)
-{
-	static struct ulsm_site sites[MAX_SITES];
-
-	s->n = ulsm_registry_snapshot(sites, MAX_SITES);
-	if (s->n > MAX_SITES)
-		s->n = MAX_SITES;
-	for (size_t i = 0; i < s->n; i++) {
-		s->addr[i] = sites[i].addr;
-		memcpy(s->bytes[i], (const void *)sites[i].addr, SITE_BYTES);
-	}
-}
-
-/* The first address where @a and @b differ, or 0. */
-static uintptr_t differ(const struct snapshot *a, const struct snapshot *b)
-{
-	if (a->n != b->n)
-		return 1;
-	for (size_t i = 0; i < a->n; i++)
-		if (a->addr[i] != b->addr[i] ||
-		    memcmp(a->bytes[i], b->bytes[i], SITE_BYTES))
-			return a->addr[i];
-	return 0;
-}
-
 /* --- workers ----------------------------------------------------------- */
-
-static int started;
 
 static void *worker(void *arg)
 {
 	unsigned long sum = 0;
 
 	(void)arg;
-	__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+	worker_arrives();
 	for (unsigned long i = 1;; i++) {
 		sum += (unsigned long)key_site() + (unsigned long)key_site_likely();
 		sum += (unsigned long)call_site(1) + (unsigned long)hook_site();
@@ -154,19 +117,6 @@ static void *worker(void *arg)
 			usleep(20);
 	}
 	return NULL;
-}
-
-static void start_workers(void)
-{
-	pthread_t t;
-
-	for (int i = 0; i < 2; i++)
-		if (pthread_create(&t, NULL, worker, NULL))
-			_exit(90);
-	while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < 2)
-		sched_yield();
-	/* Past glibc's start-up, where a new thread blocks every signal. */
-	usleep(2000);
 }
 
 /* --- the operations ---------------------------------------------------- */
@@ -343,18 +293,12 @@ static bool effect_seen(enum op op)
 
 /* --- one child --------------------------------------------------------- */
 
-struct mode {
-	enum ulsm_write_mode write;
-	enum ulsm_sync_mode sync;
-	const char *name;
-};
-
 /*
  * Where the signal sync cannot work (tests/lib/runtime.h): membarrier only.
  * Auto chooses the method by the batch's size (docs/patching-protocol.md,
  * "Choosing the method by batch size") and falls back to the other.
  */
-static const struct mode modes[] = {
+static const struct walk_mode modes[] = {
 	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_MEMBARRIER, "procmem+membarrier" },
 	{ ULSM_WRITE_MPROTECT, ULSM_SYNC_MEMBARRIER, "mprotect+membarrier" },
 	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, "procmem+signal" },
@@ -362,60 +306,20 @@ static const struct mode modes[] = {
 	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, "auto+membarrier" },
 };
 
-static bool mode_usable(const struct mode *m)
+static bool mode_usable(const struct walk_mode *m)
 {
 	return m->sync != ULSM_SYNC_SIGNAL || signal_sync_usable();
 }
 
 /* What the counting child found, inherited by the walking children. */
-static struct snapshot before, after;
-static unsigned long ncalls;
-static uint8_t kinds[ULSM_FAULT_LOG];
+static struct walk_sites before, after;
 static int rwx_at_start;
 
-/* Exit codes of a walking child. */
-enum { DONE = 0, REFUSED = 1, BAD = 2 };
-
-static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("#   ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	_exit(BAD);
-}
-
-static void arm(unsigned long from, unsigned long to, int err)
-{
-	ulsm_fault.calls = 0;
-	ulsm_fault.failed = 0;
-	ulsm_fault.kinds = 0;
-	ulsm_fault.err = err;
-	ulsm_fault.fail_to = to;
-	__atomic_store_n(&ulsm_fault.fail_from, from, __ATOMIC_SEQ_CST);
-}
-
-static void disarm(void)
-{
-	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
-}
-
-static void quiet(const char *msg, void *arg)
-{
-	(void)msg;
-	(void)arg;
-}
-
 /* The child's part: set up, fail call @n (0: none) with @err, check. */
-static int child(enum op op, const struct mode *m, unsigned long n,
+static int child(enum op op, const struct walk_mode *m, unsigned long n,
 		 bool persistent, int err, int count_fd)
 {
-	struct snapshot now;
+	struct walk_sites now;
 	int ret, pending;
 
 	if (ulsm_set_write_mode(m->write) || ulsm_set_sync_mode(m->sync))
@@ -425,9 +329,9 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	if (!getenv("ULSM_DEBUG"))
 		ulsm_set_log(quiet, NULL);	/* not into TAP comments */
 	setup(op);
-	start_workers();
+	start_workers(worker);
 	if (count_fd >= 0)
-		take(&before);
+		walk_sites_take(&before);
 
 	arm(n, persistent ? ULONG_MAX : 0, err);
 	ret = run(op);
@@ -438,15 +342,10 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 		if (ret || !effect_seen(op))
 			bad("the operation fails without a fault: %d (%s)", ret,
 			    ulsm_last_error());
-		take(&after);
+		walk_sites_take(&after);
 		ncalls = ulsm_fault.calls;
-		if (write(count_fd, &ncalls, sizeof(ncalls)) != sizeof(ncalls) ||
-		    write(count_fd, ulsm_fault.log, sizeof(kinds)) !=
-		    sizeof(kinds) ||
-		    write(count_fd, &before, sizeof(before)) != sizeof(before) ||
-		    write(count_fd, &after, sizeof(after)) != sizeof(after))
-			_exit(95);
-		_exit(DONE);
+		walk_count_send(count_fd, ncalls, &before, &after,
+				sizeof(after));
 	}
 
 	if (!persistent && rwx_mappings() != rwx_at_start)
@@ -454,21 +353,21 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	if (mem_fds())
 		bad("returned %d with a /proc/self/mem descriptor open", ret);
 	pending = ulsm_pending_objects();
-	take(&now);
+	walk_sites_take(&now);
 	if (persistent) {
 		/* A stranded batch may run emulated: only recovery counts. */
 	} else if (op == OP_DLOPEN) {
 		if (ret)
 			bad("dlopen failed: %d", ret);
-		if (differ(&now, &before) && !pending &&
-		    differ(&now, &after))
+		if (walk_sites_differ(&now, &before) && !pending &&
+		    walk_sites_differ(&now, &after))
 			bad("registered sites neither as before nor as after");
 		if (!pending && !effect_seen(op))
 			bad("registered, but its sites are not in line");
 		if (pending && (plug.main_unlikely() || plug.main_likely()))
 			bad("pending, but its sites are not as compiled");
 	} else if (!ret) {
-		uintptr_t at = differ(&now, &after);
+		uintptr_t at = walk_sites_differ(&now, &after);
 
 		if (at)
 			bad("returned 0 but site %#lx is not new",
@@ -476,7 +375,7 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 		if (!effect_seen(op))
 			bad("returned 0 but the effect is not seen");
 	} else {
-		uintptr_t at = differ(&now, &before);
+		uintptr_t at = walk_sites_differ(&now, &before);
 
 		if (at)
 			bad("returned %d (%s) but site %#lx changed", ret,
@@ -510,8 +409,8 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	} else if (op != OP_ADD_HOOKS && op != OP_ARRIVE) {
 		int again = run(op);
 
-		take(&now);
-		if (again || differ(&now, &after) || !effect_seen(op))
+		walk_sites_take(&now);
+		if (again || walk_sites_differ(&now, &after) || !effect_seen(op))
 			bad("the operation without a fault fails afterwards: "
 			    "%d (%s)", again, ulsm_last_error());
 	} else {
@@ -525,20 +424,6 @@ static int child(enum op op, const struct mode *m, unsigned long n,
 	if (mem_fds())
 		bad("a /proc/self/mem descriptor is open at the end");
 	_exit(ret ? REFUSED : DONE);
-}
-
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFSIGNALED(status)) {
-		printf("#   killed by signal %d\n", WTERMSIG(status));
-		return BAD;
-	}
-	return WEXITSTATUS(status);
 }
 
 /* The errnos each kind of call is made to fail with. */
@@ -574,25 +459,12 @@ static const int *errnos_of(enum ulsm_sys kind)
 	}
 }
 
-static bool read_full(int fd, void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n <= 0)
-			return false;
-		buf = (char *)buf + n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 /* The short form (make check) fails each call with its kind's first errno. */
 static bool full;
 
-static void walk(enum op op, const struct mode *m, bool persistent)
+static void walk(enum op op, const struct walk_mode *m, bool persistent)
 {
-	unsigned long tried = 0, done = 0, refused = 0, wrong = 0;
+	struct walk_tally t = { 0 };
 
 	if (!mode_usable(m)) {
 		ok(1, "# SKIP %s, %s: the signal sync cannot work here (the "
@@ -601,67 +473,41 @@ static void walk(enum op op, const struct mode *m, bool persistent)
 		return;
 	}
 	unsigned long by_kind[ULSM_SYS_KINDS] = { 0 };
-	int fds[2];
+	int fd;
 	pid_t pid;
 
-	if (pipe(fds))
-		exit(96);
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		close(fds[0]);
-		child(op, m, 0, false, 0, fds[1]);
-	}
-	close(fds[1]);
-	if (!read_full(fds[0], &ncalls, sizeof(ncalls)) ||
-	    !read_full(fds[0], kinds, sizeof(kinds)) ||
-	    !read_full(fds[0], &before, sizeof(before)) ||
-	    !read_full(fds[0], &after, sizeof(after))) {
-		close(fds[0]);
-		wait_child(pid);
+	pid = walk_count_fork(&fd);
+	if (!pid)
+		child(op, m, 0, false, 0, fd);
+	if (!walk_count_read(pid, fd, &before, &after, sizeof(after))) {
 		ok(0, "%s, %s: the counting run", op_name[op], m->name);
 		return;
 	}
-	close(fds[0]);
-	wait_child(pid);
 
 	for (unsigned long n = 1; n <= ncalls && n <= ULSM_FAULT_LOG; n++) {
 		const int *errs = errnos_of((enum ulsm_sys)kinds[n - 1]);
 
-		/* ULSM_WALK_ONLY=N: only position N (to debug one failure). */
-		if (getenv("ULSM_WALK_ONLY") &&
-		    strtoul(getenv("ULSM_WALK_ONLY"), NULL, 0) != n)
+		if (walk_skip(n))
 			continue;
 
 		by_kind[kinds[n - 1]]++;
 		for (; *errs; errs++) {
-			int r;
-
-			fflush(stdout);
-			pid = fork();
+			pid = walk_fork();
 			if (!pid)
 				child(op, m, n, persistent, *errs, -1);
-			r = wait_child(pid);
-			tried++;
-			if (r == DONE)
-				done++;
-			else if (r == REFUSED)
-				refused++;
-			if (r != DONE && r != REFUSED) {
-				wrong++;
+			if (!walk_tally(&t, wait_child(pid)))
 				printf("#   ^ %s, %s, call %lu (%s) fails with "
 				       "%s\n", op_name[op], m->name, n,
 				       ulsm_sys_name((enum ulsm_sys)kinds[n - 1]),
 				       strerror(*errs));
-			}
 			if (persistent || !full)
 				break;
 		}
 	}
-	ok(!wrong && ncalls, "%s, %s%s: %lu calls, %lu runs: %lu done, "
+	ok(!t.wrong && ncalls, "%s, %s%s: %lu calls, %lu runs: %lu done, "
 	   "%lu refused with nothing changed, %lu wrong", op_name[op],
 	   m->name, persistent ? ", every call from N on fails" : "",
-	   ncalls, tried, done, refused, wrong);
+	   ncalls, t.tried, t.done, t.refused, t.wrong);
 	if (!persistent) {
 		char line[256];
 		size_t len = 0;

@@ -56,40 +56,7 @@ DECLARE_TRACEPOINT(fz_event, TP_PROTO(int step, const char *what),
 DEFINE_TRACEPOINT(fz_event, TP_PROTO(int step, const char *what),
 		  TP_ARGS(step, what));
 
-static int allow_check(int req)
-{
-	(void)req;
-	return 0;
-}
-
-static int deny_check(int req)
-{
-	return req & 1 ? -13 : 0;
-}
-
-static struct fz_hook_list allow_hooks[] = {
-	LSM_HOOK_INIT(req_check, allow_check),
-};
-static struct fz_hook_list deny_hooks[] = {
-	LSM_HOOK_INIT(req_check, deny_check),
-};
-static const struct lsm_id allow_id = { .name = "allow" };
-static const struct lsm_id deny_id = { .name = "deny" };
-
-static int allow_init(void)
-{
-	security_add_hooks(allow_hooks, 1, &allow_id);
-	return 0;
-}
-
-static int deny_init(void)
-{
-	security_add_hooks(deny_hooks, 1, &deny_id);
-	return 0;
-}
-
-DEFINE_LSM(allow) = { .name = "allow", .init = allow_init, .id = &allow_id };
-DEFINE_LSM(deny) = { .name = "deny", .init = deny_init, .id = &deny_id };
+#include "req_modules.h"	/* allow and deny */
 
 /* Steps a connection may take once its client closed, before a hang. */
 #define DRAIN_STEPS	10000
@@ -148,30 +115,6 @@ static void take_replies(struct client *cl)
 		memcpy(cl->got + cl->len, buf, (size_t)n);
 		cl->len += (size_t)n;
 	}
-}
-
-/* server.c's drop(): the connection, its recording and its counts. */
-static void drop(struct conn *c)
-{
-	if (c->recording)
-		rec_drop(c);
-	if (c->counting)
-		counts_release();
-	conn_close(c);
-}
-
-/* server.c's follow(): false once the connection is gone. */
-static bool follow(struct conn *c, int r)
-{
-	if (r == CONN_EOF_RECORDING) {
-		rec_stop(c);
-		return true;
-	}
-	if (r == CONN_CLOSE) {
-		drop(c);
-		return false;
-	}
-	return true;
 }
 
 /* What the requests may have changed for good, put back. */
@@ -236,12 +179,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fail("the connection is not done long after "
 				     "its client closed", data, size);
 		}
-		open = follow(c, conn_read(c, ctl_request));
+		open = ctl_follow(c, conn_read(c, ctl_request));
 		trace_fz_event(step, "step");
 		(void)call_int_hook(req_check, step++);
 		rec_pump();
 		if (open)
-			open = follow(c, conn_progress(c, ctl_request));
+			open = ctl_follow(c, conn_progress(c, ctl_request));
 		take_replies(&cl);
 	}
 	take_replies(&cl);

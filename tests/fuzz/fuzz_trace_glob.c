@@ -31,19 +31,15 @@
 #include <ulsm/ulsm.h>
 
 #include "trace/trace.h"
+#include "local_tp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-DECLARE_TRACEPOINT(req_start, TP_PROTO(int fd), TP_ARGS(fd));
-DEFINE_TRACEPOINT(req_start, TP_PROTO(int fd), TP_ARGS(fd));
-DECLARE_TRACEPOINT(req_end, TP_PROTO(int fd, int err), TP_ARGS(fd, err));
-DEFINE_TRACEPOINT(req_end, TP_PROTO(int fd, int err), TP_ARGS(fd, err));
-DECLARE_TRACEPOINT(cache_miss, TP_PROTO(long key), TP_ARGS(key));
-DEFINE_TRACEPOINT(cache_miss, TP_PROTO(long key), TP_ARGS(key));
-DECLARE_TRACEPOINT(Cache_Hit, TP_PROTO(long key), TP_ARGS(key));
-DEFINE_TRACEPOINT(Cache_Hit, TP_PROTO(long key), TP_ARGS(key));
-DECLARE_TRACEPOINT(x, TP_PROTO(int v), TP_ARGS(v));
-DEFINE_TRACEPOINT(x, TP_PROTO(int v), TP_ARGS(v));
+LOCAL_TRACEPOINT(req_start, TP_PROTO(int fd), TP_ARGS(fd));
+LOCAL_TRACEPOINT(req_end, TP_PROTO(int fd, int err), TP_ARGS(fd, err));
+LOCAL_TRACEPOINT(cache_miss, TP_PROTO(long key), TP_ARGS(key));
+LOCAL_TRACEPOINT(Cache_Hit, TP_PROTO(long key), TP_ARGS(key));
+LOCAL_TRACEPOINT(x, TP_PROTO(int v), TP_ARGS(v));
 
 /* Globs of one input that are enabled; the rest are cut into, unused. */
 #define MAX_GLOBS	16

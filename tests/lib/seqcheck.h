@@ -115,6 +115,18 @@ static long seq_run_updates(long n, unsigned long *(*seq_of)(long i),
 	return 0;
 }
 
+/*
+ * How many workers: --threads N (3 by default), at least one, since the
+ * updater waits for a worker's progress between updates.
+ */
+__attribute__((unused))
+static long seq_threads(int argc, char **argv)
+{
+	long n = arg_long(argc, argv, "--threads", 3);
+
+	return n < 1 ? 1 : n;
+}
+
 /* Start @n workers running @fn, each on its own struct seq_worker. */
 __attribute__((unused))
 static struct seq_worker *seq_start(long n, void *(*fn)(void *))

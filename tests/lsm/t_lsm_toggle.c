@@ -82,12 +82,10 @@ static void holes(void)
 int main(int argc, char **argv)
 {
 	long toggles = arg_count(argc, argv, "--toggles", 1000);
-	long nthreads = arg_long(argc, argv, "--threads", 3);
+	long nthreads = seq_threads(argc, argv);
 	struct seq_worker *w, sum;
 	long failed;
 
-	if (nthreads < 1)
-		nthreads = 1;
 	/*
 	 * An even count, so that beta ends on, as it began: the list names
 	 * only the modules toggled on (an emulator's eighth of 1000 is odd).

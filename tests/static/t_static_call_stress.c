@@ -80,12 +80,10 @@ static int update(long i)
 int main(int argc, char **argv)
 {
 	long updates = arg_count(argc, argv, "--updates", 4000);
-	long nthreads = arg_long(argc, argv, "--threads", 3);
+	long nthreads = seq_threads(argc, argv);
 	struct seq_worker *w, sum;
 	long failed;
 
-	if (nthreads < 1)
-		nthreads = 1;	/* the updater waits for a caller between updates */
 	w = seq_start(nthreads, worker_main);
 	failed = seq_run_updates(updates, seq_shared_of, update, "update");
 	sum = seq_join(w, nthreads);

@@ -167,6 +167,15 @@ static struct field fields[4096];
 static size_t nfields;
 static bool noting;
 
+/* @build, with the offsets of the counts and lengths it writes noted. */
+#define NOTED(build)							\
+	do {								\
+		nfields = 0;						\
+		noting = true;						\
+		build;							\
+		noting = false;						\
+	} while (0)
+
 static void put_u32(struct buf *b, uint32_t v, bool count)
 {
 	if (count && noting && nfields < sizeof(fields) / sizeof(fields[0]))
@@ -205,17 +214,22 @@ static void put_header(struct buf *b)
 	put_u32(b, 1, false);
 }
 
+/* A name as every version has it: id, nargs, the lengths, the bytes. */
+static void put_name(struct buf *b, const struct tname *nm)
+{
+	put_u32(b, nm->id, true);
+	put_u32(b, nm->nargs, true);
+	put_u32(b, (uint32_t)nm->nl, true);
+	put_u32(b, (uint32_t)nm->al, true);
+	put(b, nm->name, nm->nl);
+	put(b, nm->args, nm->al);
+}
+
 static void put_names(struct buf *b, const struct tname *nm, size_t n)
 {
 	put_u32(b, (uint32_t)n, true);
-	for (size_t i = 0; i < n; i++) {
-		put_u32(b, nm[i].id, true);
-		put_u32(b, nm[i].nargs, true);
-		put_u32(b, (uint32_t)nm[i].nl, true);
-		put_u32(b, (uint32_t)nm[i].al, true);
-		put(b, nm[i].name, nm[i].nl);
-		put(b, nm[i].args, nm[i].al);
-	}
+	for (size_t i = 0; i < n; i++)
+		put_name(b, &nm[i]);
 }
 
 static void put_event(struct buf *b, const struct tevent *e)
@@ -349,12 +363,7 @@ static void build_v(struct buf *b, const struct tname *nm,
 		size_t nt3 = !types ? 0 : nm[i].nargs < 6 ? nm[i].nargs : 6;
 
 		put_rec(b, 1, 16 + nm[i].nl + nm[i].al + nt3);
-		put_u32(b, nm[i].id, true);
-		put_u32(b, nm[i].nargs, true);
-		put_u32(b, (uint32_t)nm[i].nl, true);
-		put_u32(b, (uint32_t)nm[i].al, true);
-		put(b, nm[i].name, nm[i].nl);
-		put(b, nm[i].args, nm[i].al);
+		put_name(b, &nm[i]);
 		if (nt3)
 			put(b, types[i], nt3);
 	}
@@ -1125,10 +1134,7 @@ static void small_file(struct buf *b)
 	};
 	static const struct tring r[] = { { 10, 1, ev1 }, { 11, 2, ev2 } };
 
-	nfields = 0;
-	noting = true;
-	build(b, nm, 2, r, 2);
-	noting = false;
+	NOTED(build(b, nm, 2, r, 2));
 }
 
 /* The tool's output of @b with @opt: @len bytes, exactly @want. */
@@ -1561,10 +1567,7 @@ static void small2_file(struct buf *b)
 		{ 11, 2, e11, 0, false }, { 10, 1, e10b, 0, false },
 	};
 
-	nfields = 0;
-	noting = true;
-	build2(b, nm, 3, th, 3, pt, 4);
-	noting = false;
+	NOTED(build2(b, nm, 3, th, 3, pt, 4));
 }
 
 /* Version 2: cut at each length, and each field made huge. */
@@ -1911,10 +1914,7 @@ static void small3_file(struct buf *b)
 		{ 11, 3, e11, 0, false },
 	};
 
-	nfields = 0;
-	noting = true;
-	build3(b, nm, types, 3, th, 2, pt, 3);
-	noting = false;
+	NOTED(build3(b, nm, types, 3, th, 2, pt, 3));
 }
 
 /*

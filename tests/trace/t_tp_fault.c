@@ -40,18 +40,15 @@
 #include <ulsm/tracepoint.h>
 #include <ulsm/ulsm.h>
 
-#include "base/sys.h"		/* the library's fault injection */
-#include "engine/engine.h"	/* ulsm_registry_snapshot */
 #include "trace/trace.h"	/* counting, and each tracepoint's probes */
+#include "faultwalk.h"
+#include "local_tp.h"
 #include "runtime.h"
 #include "tap.h"
 
-DECLARE_TRACEPOINT(tf_a, TP_PROTO(int x), TP_ARGS(x));
-DECLARE_TRACEPOINT(tf_b, TP_PROTO(int x), TP_ARGS(x));
-DECLARE_TRACEPOINT(tf_c, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tf_a, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tf_b, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tf_c, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tf_a, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tf_b, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tf_c, TP_PROTO(int x), TP_ARGS(x));
 
 __attribute__((noinline)) static void hit_a(int x) { trace_tf_a(x); }
 __attribute__((noinline)) static void hit_b(int x) { trace_tf_b(x); }
@@ -72,23 +69,13 @@ static __thread char tlog[32];
 static int d1 = 1, d2 = 2, d3 = 3;
 static unsigned long wrong;
 
-static void logc(char c)
-{
-	size_t n = strlen(tlog);
-
-	if (n + 1 < sizeof(tlog)) {
-		tlog[n] = c;
-		tlog[n + 1] = 0;
-	}
-}
-
 #define PROBE(name, want, c)						\
 	static void name(void *data, int x)				\
 	{								\
 		(void)x;						\
 		if (data != (want))					\
 			__atomic_add_fetch(&wrong, 1, __ATOMIC_RELAXED); \
-		logc(c);						\
+		log_probe(tlog, sizeof(tlog), c);			\
 	}
 PROBE(p1, &d1, '1')
 PROBE(p2, &d2, '2')
@@ -96,8 +83,6 @@ PROBE(p3, &d3, '3')
 
 /* --- what a tracepoint is, and does ----------------------------------- */
 
-#define MAX_SITES	4096
-#define SITE_BYTES	8
 #define MAX_PROBES	8
 
 struct tp_state {
@@ -115,9 +100,7 @@ struct tp_state {
 
 struct state {
 	struct tp_state tp[NTP];
-	size_t nsites;
-	uintptr_t addr[MAX_SITES];
-	uint8_t bytes[MAX_SITES][SITE_BYTES];
+	struct walk_sites sites;
 };
 
 static void info_of(void *arg, const struct ulsm_trace_info *i)
@@ -133,8 +116,6 @@ static void info_of(void *arg, const struct ulsm_trace_info *i)
 
 static void take(struct state *s)
 {
-	static struct ulsm_site sites[MAX_SITES];
-
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < NTP; k++) {
 		struct ulsm_tracepoint *tp = tps[k];
@@ -160,13 +141,7 @@ static void take(struct state *s)
 	}
 	if (ulsm_trace_each(info_of, s, 2000))
 		s->tp[0].info_probes = -1;
-	s->nsites = ulsm_registry_snapshot(sites, MAX_SITES);
-	if (s->nsites > MAX_SITES)
-		s->nsites = MAX_SITES;
-	for (size_t i = 0; i < s->nsites; i++) {
-		s->addr[i] = sites[i].addr;
-		memcpy(s->bytes[i], (const void *)sites[i].addr, SITE_BYTES);
-	}
+	walk_sites_take(&s->sites);
 }
 
 /*
@@ -195,16 +170,7 @@ static const char *differs_exactly(const struct state *a,
 			return why;
 		}
 	}
-	if (a->nsites != b->nsites)
-		return "the number of sites changed";
-	for (size_t i = 0; i < a->nsites; i++)
-		if (a->addr[i] != b->addr[i] ||
-		    memcmp(a->bytes[i], b->bytes[i], SITE_BYTES)) {
-			snprintf(why, sizeof(why), "site %#lx changed",
-				 (unsigned long)a->addr[i]);
-			return why;
-		}
-	return NULL;
+	return walk_sites_why(&a->sites, &b->sites, "changed");
 }
 
 /*
@@ -252,12 +218,10 @@ static const char *differs_in_effect(const struct state *a,
 
 /* --- workers ------------------------------------------------------------ */
 
-static int started;
-
 static void *worker(void *arg)
 {
 	(void)arg;
-	__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+	worker_arrives();
 	for (unsigned long i = 1;; i++) {
 		tlog[0] = 0;
 		for (int k = 0; k < NTP; k++)
@@ -267,18 +231,6 @@ static void *worker(void *arg)
 			usleep(20);
 	}
 	return NULL;
-}
-
-static void start_workers(void)
-{
-	pthread_t t;
-
-	for (int i = 0; i < 2; i++)
-		if (pthread_create(&t, NULL, worker, NULL))
-			_exit(90);
-	while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < 2)
-		sched_yield();
-	usleep(2000);	/* past glibc's start-up, which blocks signals */
 }
 
 /* --- the transitions ---------------------------------------------------- */
@@ -375,13 +327,7 @@ static int run(enum op op)
 
 /* --- one child ---------------------------------------------------------- */
 
-struct mode {
-	enum ulsm_write_mode write;
-	enum ulsm_sync_mode sync;
-	const char *name;
-};
-
-static const struct mode modes[] = {
+static const struct walk_mode modes[] = {
 	{ ULSM_WRITE_AUTO, ULSM_SYNC_MEMBARRIER, "auto+membarrier" },
 	{ ULSM_WRITE_PROCMEM, ULSM_SYNC_SIGNAL, "procmem+signal" },
 };
@@ -391,7 +337,7 @@ static bool patching(void)
 	return strcmp(ulsm_backend(), "generic") != 0;
 }
 
-static bool mode_usable(const struct mode *m)
+static bool mode_usable(const struct walk_mode *m)
 {
 	return m->sync != ULSM_SYNC_SIGNAL ||
 	       (patching() && signal_sync_usable());
@@ -399,74 +345,9 @@ static bool mode_usable(const struct mode *m)
 
 /* What the counting child found, inherited by the walking children. */
 static struct state before, after, now, pre;
-static unsigned long ncalls;
-static uint8_t kinds[ULSM_FAULT_LOG];
-
-enum { DONE = 0, REFUSED = 1, BAD = 2 };
-
-static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("#   ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	_exit(BAD);
-}
-
-static void arm(unsigned long n)
-{
-	ulsm_fault.calls = 0;
-	ulsm_fault.failed = 0;
-	ulsm_fault.kinds = 0;
-	ulsm_fault.err = 0;		/* each kind's usual errno */
-	ulsm_fault.fail_to = 0;
-	__atomic_store_n(&ulsm_fault.fail_from, n, __ATOMIC_SEQ_CST);
-}
-
-static void disarm(void)
-{
-	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
-}
-
-static void quiet(const char *msg, void *arg)
-{
-	(void)msg;
-	(void)arg;
-}
-
-static bool write_full(int fd, const void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n <= 0)
-			return false;
-		buf = (const char *)buf + n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-static bool read_full(int fd, void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n <= 0)
-			return false;
-		buf = (char *)buf + n;
-		len -= (size_t)n;
-	}
-	return true;
-}
 
 /* The child's part: set up, fail call @n (0: none), check. */
-static void child(enum op op, const struct mode *m, unsigned long n,
+static void child(enum op op, const struct walk_mode *m, unsigned long n,
 		  int count_fd)
 {
 	const char *why;
@@ -481,12 +362,12 @@ static void child(enum op op, const struct mode *m, unsigned long n,
 		ulsm_set_log(quiet, NULL);
 	}
 	setup(op);
-	start_workers();
+	start_workers(worker);
 	take(&pre);
 	if (count_fd < 0 && (why = differs_in_effect(&pre, &before)))
 		bad("the set-up differs from the counting run's: %s", why);
 
-	arm(n);
+	arm(n, 0, 0);		/* each kind's usual errno */
 	ret = run(op);
 	disarm();
 
@@ -497,12 +378,7 @@ static void child(enum op op, const struct mode *m, unsigned long n,
 			    ret, ulsm_last_error());
 		ncalls = ulsm_fault.calls;
 		take(&after);
-		if (!write_full(count_fd, &ncalls, sizeof(ncalls)) ||
-		    !write_full(count_fd, ulsm_fault.log, sizeof(kinds)) ||
-		    !write_full(count_fd, &pre, sizeof(pre)) ||
-		    !write_full(count_fd, &after, sizeof(after)))
-			_exit(95);
-		_exit(DONE);
+		walk_count_send(count_fd, ncalls, &pre, &after, sizeof(after));
 	}
 
 	take(&now);
@@ -533,24 +409,10 @@ static void child(enum op op, const struct mode *m, unsigned long n,
 	_exit(ret < 0 ? REFUSED : DONE);
 }
 
-static int wait_child(pid_t pid)
+static void walk(enum op op, const struct walk_mode *m, unsigned long stride)
 {
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFSIGNALED(status)) {
-		printf("#   killed by signal %d\n", WTERMSIG(status));
-		return BAD;
-	}
-	return WEXITSTATUS(status);
-}
-
-static void walk(enum op op, const struct mode *m, unsigned long stride)
-{
-	unsigned long tried = 0, done = 0, refused = 0, nwrong = 0;
-	int fds[2];
+	struct walk_tally t = { 0 };
+	int fd;
 	pid_t pid;
 
 	if (!mode_usable(m)) {
@@ -558,55 +420,30 @@ static void walk(enum op op, const struct mode *m, unsigned long stride)
 		   m->name);
 		return;
 	}
-	if (pipe(fds))
-		exit(96);
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		close(fds[0]);
-		child(op, m, 0, fds[1]);
-	}
-	close(fds[1]);
-	if (!read_full(fds[0], &ncalls, sizeof(ncalls)) ||
-	    !read_full(fds[0], kinds, sizeof(kinds)) ||
-	    !read_full(fds[0], &before, sizeof(before)) ||
-	    !read_full(fds[0], &after, sizeof(after))) {
-		close(fds[0]);
-		wait_child(pid);
+	pid = walk_count_fork(&fd);
+	if (!pid)
+		child(op, m, 0, fd);
+	if (!walk_count_read(pid, fd, &before, &after, sizeof(after))) {
 		ok(0, "%s, %s: the counting run", op_name[op], m->name);
 		return;
 	}
-	close(fds[0]);
-	wait_child(pid);
 
 	for (unsigned long n = 1; n <= ncalls && n <= ULSM_FAULT_LOG;
 	     n += stride) {
-		int r;
-
-		if (getenv("ULSM_WALK_ONLY") &&
-		    strtoul(getenv("ULSM_WALK_ONLY"), NULL, 0) != n)
+		if (walk_skip(n))
 			continue;
-		fflush(stdout);
-		pid = fork();
+		pid = walk_fork();
 		if (!pid)
 			child(op, m, n, -1);
-		r = wait_child(pid);
-		tried++;
-		if (r == DONE)
-			done++;
-		else if (r == REFUSED)
-			refused++;
-		else {
-			nwrong++;
+		if (!walk_tally(&t, wait_child(pid)))
 			printf("#   ^ %s, %s, call %lu (%s) fails\n",
 			       op_name[op], m->name, n,
 			       ulsm_sys_name((enum ulsm_sys)kinds[n - 1]));
-		}
 	}
-	ok(!nwrong && ncalls && refused, "%s, %s: %lu calls, %lu runs: %lu "
+	ok(!t.wrong && ncalls && t.refused, "%s, %s: %lu calls, %lu runs: %lu "
 	   "done, %lu refused with nothing changed, %lu wrong", op_name[op],
-	   patching() ? m->name : "no text written", ncalls, tried, done,
-	   refused, nwrong);
+	   patching() ? m->name : "no text written", ncalls, t.tried, t.done,
+	   t.refused, t.wrong);
 }
 
 int main(int argc, char **argv)

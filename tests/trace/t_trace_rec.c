@@ -37,21 +37,16 @@
 #include <ulsm/ulsm.h>
 
 #include "child.h"
+#include "local_tp.h"
 #include "tap.h"
 #include "trace/trace.h"
 
-DECLARE_TRACEPOINT(tr_num, TP_PROTO(int k, long seq), TP_ARGS(k, seq));
-DECLARE_TRACEPOINT(tr_str, TP_PROTO(int k, const char *s, char *m),
-		   TP_ARGS(k, s, m));
-DECLARE_TRACEPOINT(tr_race, TP_PROTO(int k, long seq, long sum,
-				     const char *text),
-		   TP_ARGS(k, seq, sum, text));
-DEFINE_TRACEPOINT(tr_num, TP_PROTO(int k, long seq), TP_ARGS(k, seq));
-DEFINE_TRACEPOINT(tr_str, TP_PROTO(int k, const char *s, char *m),
-		  TP_ARGS(k, s, m));
-DEFINE_TRACEPOINT(tr_race, TP_PROTO(int k, long seq, long sum,
-				    const char *text),
-		  TP_ARGS(k, seq, sum, text));
+LOCAL_TRACEPOINT(tr_num, TP_PROTO(int k, long seq), TP_ARGS(k, seq));
+LOCAL_TRACEPOINT(tr_str, TP_PROTO(int k, const char *s, char *m),
+		 TP_ARGS(k, s, m));
+LOCAL_TRACEPOINT(tr_race, TP_PROTO(int k, long seq, long sum,
+				   const char *text),
+		 TP_ARGS(k, seq, sum, text));
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 # define TR_SLOW	1

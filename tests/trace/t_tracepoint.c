@@ -29,6 +29,7 @@
 
 #include "runtime.h"
 #include "child.h"
+#include "local_tp.h"
 #include "tap.h"
 #include "tp_defs.h"
 
@@ -43,8 +44,7 @@ __attribute__((noinline)) static void hit_a(int x, long y) { trace_tp_a(x, y); }
 
 /* 100 tracepoints many_00 .. many_99, each with a site of its own. */
 #define MANY(i)								\
-	DECLARE_TRACEPOINT(many_##i, TP_PROTO(int x), TP_ARGS(x));	\
-	DEFINE_TRACEPOINT(many_##i, TP_PROTO(int x), TP_ARGS(x));	\
+	LOCAL_TRACEPOINT(many_##i, TP_PROTO(int x), TP_ARGS(x));	\
 	__attribute__((noinline)) static void hit_many_##i(int x)	\
 	{								\
 		trace_many_##i(x);					\
@@ -65,16 +65,6 @@ static int wrong;
 static long sum;
 static int d1 = 1, d2 = 2, d3 = 3;
 
-static void logc(char c)
-{
-	size_t n = strlen(log_buf);
-
-	if (n + 1 < sizeof(log_buf)) {
-		log_buf[n] = c;
-		log_buf[n + 1] = 0;
-	}
-}
-
 #define PROBE(name, good, c)						\
 	static void name(void *data, int x, long y)			\
 	{								\
@@ -85,7 +75,7 @@ static void logc(char c)
 		}							\
 		__atomic_add_fetch(&sum, x + y, __ATOMIC_RELAXED);	\
 		if (c)							\
-			logc(c);					\
+			log_probe(log_buf, sizeof(log_buf), c);		\
 	}
 PROBE(p1, data == &d1, '1')
 PROBE(p2, data == &d2 || data == &d1, '2')	/* attached with both */
@@ -581,8 +571,7 @@ static void nap(void)
 		;
 }
 
-DECLARE_TRACEPOINT(tp_self, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_self, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_self, TP_PROTO(int x), TP_ARGS(x));
 __attribute__((noinline)) static void hit_self(int x) { trace_tp_self(x); }
 
 static int self_calls, comp_calls, self_ret;
@@ -669,12 +658,9 @@ static void errors_inside_a_probe(void)
  * fix the detacher held the tracepoint lock through that grace period:
  * the first call that took the lock waited for ever.
  */
-DECLARE_TRACEPOINT(tp_in, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_in, TP_PROTO(int x), TP_ARGS(x));
-DECLARE_TRACEPOINT(tp_other, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_other, TP_PROTO(int x), TP_ARGS(x));
-DECLARE_TRACEPOINT(tp_z, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_z, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_in, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_other, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_z, TP_PROTO(int x), TP_ARGS(x));
 __attribute__((noinline)) static void hit_in(int x) { trace_tp_in(x); }
 __attribute__((noinline)) static void hit_z(int x) { trace_tp_z(x); }
 
@@ -822,10 +808,8 @@ static int section_calls_child(void)
  * not inherit it held. The other thread's ulsm_dump() holds it while it
  * writes its list to a stream that waits (a little) for the fork.
  */
-DECLARE_TRACEPOINT(tp_fk, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_fk, TP_PROTO(int x), TP_ARGS(x));
-DECLARE_TRACEPOINT(tp_fk2, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_fk2, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_fk, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_fk2, TP_PROTO(int x), TP_ARGS(x));
 __attribute__((noinline)) static void hit_fk(int x) { trace_tp_fk(x); }
 
 static int fk_holding, fk_forked, fk_dumped, fk_count;
@@ -979,8 +963,7 @@ static int fork_while_changing_child(void)
  * under its own thread id (before, they went into the ring of the parent's
  * forking thread, under the parent's id).
  */
-DECLARE_TRACEPOINT(tp_fr, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_fr, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_fr, TP_PROTO(int x), TP_ARGS(x));
 __attribute__((noinline)) static void hit_fr(int x) { trace_tp_fr(x); }
 
 /*
@@ -1122,10 +1105,8 @@ static int same_glob_child(void)
 	return child_bad;
 }
 
-DECLARE_TRACEPOINT(tp_ov1, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_ov1, TP_PROTO(int x), TP_ARGS(x));
-DECLARE_TRACEPOINT(tp_ov2, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_ov2, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_ov1, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_ov2, TP_PROTO(int x), TP_ARGS(x));
 __attribute__((noinline)) static void hit_ov1(int x) { trace_tp_ov1(x); }
 __attribute__((noinline)) static void hit_ov2(int x) { trace_tp_ov2(x); }
 

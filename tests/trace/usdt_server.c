@@ -31,40 +31,7 @@ DECLARE_TRACEPOINT(srv_req, TP_PROTO(int worker, int status),
 DEFINE_TRACEPOINT(srv_req, TP_PROTO(int worker, int status),
 		  TP_ARGS(worker, status));
 
-static int allow_check(int req)
-{
-	(void)req;
-	return 0;
-}
-
-static int deny_check(int req)
-{
-	return req & 1 ? -13 : 0;
-}
-
-static struct usdt_hook_list allow_hooks[] = {
-	LSM_HOOK_INIT(req_check, allow_check),
-};
-static struct usdt_hook_list deny_hooks[] = {
-	LSM_HOOK_INIT(req_check, deny_check),
-};
-static const struct lsm_id allow_id = { .name = "allow" };
-static const struct lsm_id deny_id = { .name = "deny" };
-
-static int allow_init(void)
-{
-	security_add_hooks(allow_hooks, 1, &allow_id);
-	return 0;
-}
-
-static int deny_init(void)
-{
-	security_add_hooks(deny_hooks, 1, &deny_id);
-	return 0;
-}
-
-DEFINE_LSM(allow) = { .name = "allow", .init = allow_init, .id = &allow_id };
-DEFINE_LSM(deny) = { .name = "deny", .init = deny_init, .id = &deny_id };
+#include "req_modules.h"	/* allow and deny */
 
 static unsigned long long now_ns(void)
 {
