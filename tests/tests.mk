@@ -58,9 +58,9 @@ TL_TESTS	:= t_lsm_arrival t_lsm_blobs t_lsm_call_sites t_lsm_dispatch \
 		   t_lsm_entry t_lsm_init_fail t_lsm_order t_lsm_order_parse \
 		   t_lsm_seal t_lsm_seal_api t_lsm_toggle t_lsm_two_sets \
 		   t_lsm_words t_lsm_entry_rp t_dump t_fault_walk t_control \
-		   t_control_door t_control_walk t_lsm_trace
+		   t_control_door t_control_walk t_control_fork t_lsm_trace
 $(foreach t,$(TL_TESTS),$(eval $(t)_SRCS += $(TL_SRC)))
-$(foreach t,t_dump t_fault_walk t_control t_control_fuzz t_control_door t_control_walk,$(eval $(t)_CPPFLAGS += -Itests/lsm))
+$(foreach t,t_dump t_fault_walk t_control t_control_fuzz t_control_door t_control_walk t_control_fork,$(eval $(t)_CPPFLAGS += -Itests/lsm))
 
 # engine/: the fault walk, the hostile program and the pending objects
 # export the whole static library to plug-ins built without -lulsm.

@@ -138,7 +138,10 @@ void rec_pump(void);
 int rec_wait_ms(void);
 /* @c goes away: detach, forget. */
 void rec_drop(struct conn *c);
-/* In a child of fork(): forget the recording, freeing nothing. */
+/*
+ * In a child of fork(): detach what the recording attached (nobody can
+ * read or end it there), then forget it, freeing nothing.
+ */
 void rec_forget(void **kept);
 
 /* --- counts.c ---------------------------------------------------------- */
@@ -147,6 +150,8 @@ void rec_forget(void **kept);
 int counts_hold(void);
 /* One fewer (the last detaches). */
 void counts_release(void);
+/* In a child of fork(): detach the counting; no connection holds it. */
+void counts_forget(void);
 /* The counts now, as JSON (new hook sets counted from now): 0, -EBUSY. */
 int render_counts(struct buf *b);
 

@@ -237,7 +237,12 @@ static void *fork_kept[CTL_MAX_CONNS + 1];
 /*
  * A forked child does not answer on its parent's socket, and does not
  * have the thread: close every descriptor and forget the connections.
- * The socket file is the parent's: left where it is. A descriptor the
+ * What their counts and recording attached is detached (transactions of
+ * the child's own, the engine's locks made anew by the library's handler,
+ * src/init.c, which runs first): nobody could read or end it in the
+ * child, which would pay for it in every hit. A failure leaves it
+ * attached; the child's own endpoint, if it starts one, begins from
+ * nothing. The socket file is the parent's: left where it is. A descriptor the
  * thread was accepting as the fork happened is not known here: the
  * child keeps it until exec (it is close-on-exec).
  */
@@ -254,6 +259,7 @@ static void fork_child(void)
 		*c = (struct conn){ .fd = -1, .out.max = ulsm_control_out_max };
 	}
 	rec_forget(&fork_kept[CTL_MAX_CONNS]);
+	counts_forget();
 	close_all();
 	srv.running = false;
 	srv.accept_at = 0;

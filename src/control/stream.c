@@ -249,7 +249,13 @@ void rec_drop(struct conn *c)
 
 void rec_forget(void **kept)
 {
-	/* The recorder forgets the stream in a child (recording.c). */
+	/*
+	 * The recorder forgot the stream already (recording.c, an earlier
+	 * handler); the glob, the set's tracing and its tracepoint would
+	 * record into the child's rings for good.
+	 */
+	if (rec.c)
+		detach();
 	*kept = rec.held.p;
 	rec = (typeof(rec)){ .c = NULL };
 }
