@@ -252,10 +252,11 @@ int arch_sync_fetch(void);
  * of a batch that writes through /proc/self/mem; when true, the writer
  * also opens the mprotect windows then, and gives each page it writes
  * its window's protection again, which the emulator notices
- * (src/engine/text_write.c). False on hardware, and by default
- * (generic/fetch.c, with an arch_flush_icache() that has nothing to do).
+ * (src/engine/text_write.c). 0 on hardware, and by default
+ * (generic/fetch.c, with an arch_flush_icache() that has nothing to do);
+ * 1 when it misses; -1 when it cannot tell (a write failed).
  */
-bool arch_fetch_misses_procmem(int fd);
+int arch_fetch_misses_procmem(int fd);
 
 /*
  * The breakpoint protocol's trap (src/engine/trap.c): the breakpoint

@@ -13,7 +13,11 @@
 
 static struct ulsm_caps caps;
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
-static int emulated = -1;	/* -1 until the first /proc/self/mem descriptor */
+/*
+ * -1 until the first /proc/self/mem descriptor; 2 while the back end
+ * could not tell (a failed write: assumed, and asked again).
+ */
+static int emulated = -1;
 
 /*
  * Once, for every thread: pthread_once() orders these stores before any
@@ -42,15 +46,20 @@ const struct ulsm_caps *ulsm_caps(void)
 /*
  * Whether instruction fetch misses writes through /proc/self/mem (qemu-
  * user): asked of the back end with the first descriptor the writer
- * opens (patch lock held), and never again. From then on every batch
- * follows the answer: the writer reprotects each page it writes, and each
- * membarrier round is followed by a signal round (src/engine/sync_core.c).
+ * opens (patch lock held), and never again once it answers. From then on
+ * every batch follows the answer: the writer reprotects each page it
+ * writes, and each membarrier round is followed by a signal round
+ * (src/engine/sync_core.c). While it cannot tell, the worst is assumed,
+ * batch by batch: one failed write must not make every later update of
+ * a real machine take the emulator's slow path.
  */
 bool ulsm_caps_fetch_misses_procmem(int fd)
 {
-	if (emulated < 0 && ulsm_caps()->patches_code)
-		__atomic_store_n(&emulated, arch_fetch_misses_procmem(fd) ? 1 : 0,
-				 __ATOMIC_RELAXED);
+	if ((emulated < 0 || emulated == 2) && ulsm_caps()->patches_code) {
+		int v = arch_fetch_misses_procmem(fd);
+
+		__atomic_store_n(&emulated, v < 0 ? 2 : v, __ATOMIC_RELAXED);
+	}
 	return emulated > 0;
 }
 

@@ -281,22 +281,21 @@ static inline int word_find_call(const struct word_isa *isa, uintptr_t label,
  * thread may move between the write and the call), call it, write it
  * back. 2 means fetch sees such writes. @probe is called only here, by
  * the thread that holds the patch lock, through a pointer: it starts with
- * a landing pad.
+ * a landing pad. 1: fetch misses; 0: it sees; -1: cannot tell (a write
+ * or a sync failed), asked again with the next descriptor (the answer is
+ * kept by src/engine/caps.c).
  */
-static inline bool word_fetch_misses(int fd, int (*probe)(void),
-				     uint32_t old, uint32_t new)
+static inline int word_fetch_misses(int fd, int (*probe)(void),
+				    uint32_t old, uint32_t new)
 {
-	static int misses = -1;
 	int (*volatile call)(void) = probe;
 	uintptr_t at = (uintptr_t)probe + 4;
 	int got;
 
-	if (misses >= 0)
-		return misses;
 	if (word_at(at) != old || call() != 1)
-		return true;	/* cannot tell: assume the worst, ask again */
+		return -1;	/* cannot tell */
 	if (ulsm_sys_pwrite(fd, &new, 4, at) != 4)
-		return true;
+		return -1;
 	arch_flush_icache((void *)at, 4);
 	got = arch_has_sync_fetch && arch_sync_fetch() ? -1 : call();
 	/* Written back even if that fails: it then stays "returns 2". */
@@ -305,9 +304,8 @@ static inline bool word_fetch_misses(int fd, int (*probe)(void),
 	if (arch_has_sync_fetch)
 		arch_sync_fetch();
 	if (got != 1 && got != 2)
-		return true;
-	misses = got == 1;
-	return misses;
+		return -1;
+	return got == 1;
 }
 
 /*

@@ -67,7 +67,7 @@ extern int ulsm__a64_probe(void) __attribute__((visibility("hidden")));
 
 #define A64_MOV_W0(imm)	(0x52800000u | ((uint32_t)(imm) << 5))	/* MOVZ */
 
-bool arch_fetch_misses_procmem(int fd)
+int arch_fetch_misses_procmem(int fd)
 {
 	return word_fetch_misses(fd, ulsm__a64_probe, A64_MOV_W0(1),
 				 A64_MOV_W0(2));

@@ -15,8 +15,8 @@ void arch_flush_icache(void *addr, size_t len)
 }
 
 /* Hardware keeps fetch coherent with the kernel's write too. */
-bool arch_fetch_misses_procmem(int fd)
+int arch_fetch_misses_procmem(int fd)
 {
 	(void)fd;
-	return false;
+	return 0;
 }

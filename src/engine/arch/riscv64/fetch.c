@@ -27,7 +27,7 @@ extern int ulsm__rv_probe(void) __attribute__((visibility("hidden")));
 
 #define RV_LI_A0(imm)	(0x00000513u | (uint32_t)(imm) << 20)	/* ADDI */
 
-bool arch_fetch_misses_procmem(int fd)
+int arch_fetch_misses_procmem(int fd)
 {
 	return word_fetch_misses(fd, ulsm__rv_probe, RV_LI_A0(1), RV_LI_A0(2));
 }
