@@ -27,6 +27,7 @@
 # define ULSM_BUILDING_LIBRARY 1
 #endif
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,15 @@ extern bool ulsm_debugging;
 
 /* CLOCK_MONOTONIC in milliseconds: for deadlines, timeouts and backoff. */
 uint64_t ulsm_now_ms(void);
+
+/* --- threads (src/base/thread.c) --------------------------------------- */
+
+/*
+ * One of the library's threads: every asynchronous signal blocked in it
+ * but the sync signal, named @name. 0 or a negative errno.
+ */
+int ulsm_thread_start(pthread_t *t, bool detached, void *(*fn)(void *),
+		      void *arg, const char *name);
 
 /* --- configuration (src/base/config.c) --------------------------------- */
 

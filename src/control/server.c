@@ -303,25 +303,12 @@ int ulsm_control_timeout_parse(const char *v)
 
 static int start_thread(void)
 {
-	sigset_t block, old;
-	int ret;
+	int ret = ulsm_thread_start(&srv.thread, false, serve, NULL,
+				    "ulsm-control");
 
-	/*
-	 * The program's own signals go to its threads, not to this one (it
-	 * inherits the mask); the library's sync signal stays open.
-	 */
-	sigemptyset(&block);
-	for (const int *s = (const int[]){ SIGINT, SIGTERM, SIGHUP, SIGQUIT,
-					   SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM,
-					   SIGPIPE, SIGWINCH, 0 }; *s; s++)
-		sigaddset(&block, *s);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	ret = -pthread_create(&srv.thread, NULL, serve, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		return ulsm_error(ret, "control: cannot start its thread: %s",
 				  strerror(-ret));
-	pthread_setname_np(srv.thread, "ulsm-control");
 	return 0;
 }
 

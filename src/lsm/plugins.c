@@ -321,23 +321,11 @@ static void *retrier(void *arg)
 /* Start the thread, if a departure waits for it. Framework lock held. */
 static void retrier_start(void)
 {
-	sigset_t all, old;
-	pthread_attr_t attr;
 	pthread_t t;
 
-	if (retrier_on || !timer_work() || pthread_attr_init(&attr))
+	if (retrier_on || !timer_work())
 		return;
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	/* It takes the program's signals from none (the sync signal's open). */
-	sigfillset(&all);
-	sigdelset(&all, ulsm_config.sync_signal);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (!pthread_create(&t, &attr, retrier, NULL)) {
-		retrier_on = true;
-		pthread_setname_np(t, "ulsm-depart");
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	retrier_on = !ulsm_thread_start(&t, true, retrier, NULL, "ulsm-depart");
 }
 
 /* A child of fork() has no thread: ulsm_retry_pending() tries there. */

@@ -69,8 +69,6 @@ int ulsm_trace_usdt_parse(const char *v)
 void ulsm_trace_usdt_from_env(void)
 {
 	const char *v = getenv("ULSM_USDT");
-	pthread_attr_t attr;
-	sigset_t all, old;
 	pthread_t t;
 	int ret = ulsm_trace_usdt_parse(v);
 
@@ -81,18 +79,8 @@ void ulsm_trace_usdt_from_env(void)
 			    v);
 		return;
 	}
-	if (pthread_attr_init(&attr))
-		return;
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	sigfillset(&all);
-	sigdelset(&all, ulsm_config.sync_signal);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ret = pthread_create(&t, &attr, watch, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	ret = ulsm_thread_start(&t, true, watch, NULL, "ulsm-usdt");
 	if (ret)
 		ulsm_report("ULSM_USDT=1: cannot start its thread: %s",
-			    strerror(ret));
-	else
-		pthread_setname_np(t, "ulsm-usdt");
+			    strerror(-ret));
 }
