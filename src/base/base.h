@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <ulsm/ulsm.h>
 
@@ -61,6 +62,18 @@ void ulsm_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool ulsm_debugging;
 
 /* --- time (src/base/sys.c) -------------------------------------------- */
+
+/*
+ * CLOCK_MONOTONIC in nanoseconds: the lock's waits, the recorder's events
+ * (inline: the vDSO's call, no other), the counts' timestamps.
+ */
+static inline uint64_t ulsm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* CLOCK_MONOTONIC in milliseconds: for deadlines, timeouts and backoff. */
 uint64_t ulsm_now_ms(void);

@@ -196,10 +196,7 @@ pid_t ulsm_sys_gettid(void)
 
 uint64_t ulsm_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return ulsm_now_ns() / 1000000;
 }
 
 int ulsm_sys_socket(int domain, int type, int protocol)

@@ -111,13 +111,10 @@ int render_counts(struct buf *b)
 {
 	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
 	struct json_list l = { b, 0 };
-	struct timespec ts;
 
 	hold_sets();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	buf_printf(b, "{\"ns\":%llu,\"tracepoints\":[",
-		   (unsigned long long)ts.tv_sec * 1000000000ull +
-		   (unsigned long long)ts.tv_nsec);
+		   (unsigned long long)ulsm_now_ns());
 	if (ulsm_trace_each(tp_counts, &l, 1000))
 		return -EBUSY;
 	buf_add(b, "],\"sets\":[", 10);

@@ -29,11 +29,6 @@
 #include "control/endpoint.h"
 #include "trace/trace.h"
 
-/*
- * How often the USDT semaphores are looked at (src/trace/tracepoint.c):
- * nothing tells the process that a tracer attached.
- */
-#define USDT_POLL_MS		100
 #define ACCEPT_PAUSE_MIN_MS	50
 #define ACCEPT_PAUSE_MAX_MS	1000
 #define POLL_FAIL_PAUSE_MS	10
@@ -194,7 +189,7 @@ static void *serve(void *unused)
 		now = ulsm_now_ms();
 		if (now >= srv.usdt_at) {
 			ulsm_trace_usdt_look();
-			srv.usdt_at = now + USDT_POLL_MS;
+			srv.usdt_at = now + ULSM_USDT_POLL_MS;
 		}
 	}
 	for (int i = 0; i < CTL_MAX_CONNS; i++)

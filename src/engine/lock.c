@@ -50,14 +50,6 @@ static bool atfork_locked;
 /* Test hook: called once the ticket is taken, before waiting for it. */
 void (*ulsm_test_lock_hook)(unsigned long ticket);
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void record_wait(uint64_t ns)
 {
 	unsigned long cur = __atomic_load_n(&ulsm_stats.lock_wait_max_ns,
@@ -72,7 +64,7 @@ static void record_wait(uint64_t ns)
 
 static void ticket_take(struct ticket_lock *l)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ulsm_now_ns();
 	unsigned long mine;
 	bool waited = false;
 
@@ -87,7 +79,7 @@ static void ticket_take(struct ticket_lock *l)
 	pthread_mutex_unlock(&l->m);
 	if (waited) {
 		ulsm_stat_add(lock_waits, 1);
-		record_wait(now_ns() - t0);
+		record_wait(ulsm_now_ns() - t0);
 	}
 }
 

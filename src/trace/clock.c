@@ -30,7 +30,7 @@ static void pair(uint64_t *c, uint64_t *ns)
 
 	for (int i = 0; i < PAIR_TRIES; i++) {
 		uint64_t t1 = ulsm_counter_read();
-		uint64_t n = ulsm_trace_mono_ns();
+		uint64_t n = ulsm_now_ns();
 		uint64_t t2 = ulsm_counter_read();
 
 		if (t2 >= t1 && t2 - t1 < best) {
@@ -41,7 +41,7 @@ static void pair(uint64_t *c, uint64_t *ns)
 	}
 	if (best == UINT64_MAX) {	/* a counter that went back: no pair */
 		*c = ulsm_counter_read();
-		*ns = ulsm_trace_mono_ns();
+		*ns = ulsm_now_ns();
 	}
 }
 
@@ -126,9 +126,5 @@ void ulsm_trace_clock_map_now(struct ulsm_trace_clock_map *m)
 
 ULSM_API unsigned long long ulsm__trace_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull +
-	       (unsigned long long)ts.tv_nsec;
+	return ulsm_now_ns();
 }

@@ -36,14 +36,6 @@
 /* True when events hold counter values (set once, before any event). */
 extern bool ulsm__trace_counter __attribute__((visibility("hidden")));
 
-static inline uint64_t ulsm_trace_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The one place the recorder reads the time, for an event. */
 static inline uint64_t ulsm_trace_clock(void)
 {
@@ -51,7 +43,7 @@ static inline uint64_t ulsm_trace_clock(void)
 	if (__builtin_expect(__atomic_load_n(&ulsm__trace_counter,
 					     __ATOMIC_RELAXED), 1))
 		return ulsm_counter_read();
-	return ulsm_trace_mono_ns();
+	return ulsm_now_ns();
 }
 
 /* A stream's mapping from event timestamps to CLOCK_MONOTONIC ns. */

@@ -109,7 +109,14 @@ int ulsm_trace_usage_sync(int wait_ms);
 int ulsm_trace_count_begin(void);
 void ulsm_trace_count_end(void);
 
-/* ULSM_USDT=1: a thread that looks every 100 ms (usdt.c; start-up). */
+/*
+ * How often the USDT semaphores are looked at, by the watcher below or
+ * by the control endpoint's thread: nothing tells the process that a
+ * tracer attached.
+ */
+#define ULSM_USDT_POLL_MS	100
+
+/* ULSM_USDT=1: a thread that looks every ULSM_USDT_POLL_MS (usdt.c). */
 void ulsm_trace_usdt_from_env(void);
 /*
  * The environment's values (NULL: unset), read apart from their use so

@@ -21,8 +21,6 @@
 #include "base/hook_sets.h"
 #include "trace/trace.h"
 
-#define USDT_POLL_MS	100
-
 /*
  * One look: each tracepoint's own probe, then the hook sets whose
  * tracepoint a tracer listens at (through the framework's table). A
@@ -52,7 +50,7 @@ static void *watch(void *unused)
 {
 	(void)unused;
 	for (;;) {
-		nanosleep(&(struct timespec){ 0, USDT_POLL_MS * 1000000L },
+		nanosleep(&(struct timespec){ 0, ULSM_USDT_POLL_MS * 1000000L },
 			  NULL);
 		ulsm_trace_usdt_look();
 	}
