@@ -116,6 +116,12 @@ void ulsm_config_init(void);
 typedef const char *ulsm_env_fn(const char *name);
 void ulsm_config_parse(struct ulsm_config *c, bool *debugging,
 		       ulsm_env_fn *env);
+/*
+ * A switch in the environment (ULSM_CONTROL, ULSM_USDT): 0 unset, empty
+ * or "0"; 1 for "1"; -EINVAL for anything else, which the caller reports
+ * and ignores.
+ */
+int ulsm_env_flag(const char *v);
 
 /* --- statistics (src/base/config.c) ------------------------------------ */
 

@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,4 +99,11 @@ ULSM_API void ulsm_get_stats_size(struct ulsm_stats *stats, size_t size)
 ULSM_API const char *ulsm_version(void)
 {
 	return ULSM_VERSION;
+}
+
+int ulsm_env_flag(const char *v)
+{
+	if (!v || !*v || !strcmp(v, "0"))
+		return 0;
+	return strcmp(v, "1") ? -EINVAL : 1;
 }

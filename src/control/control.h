@@ -49,17 +49,18 @@ extern size_t ulsm_control_out_max;
 /* Call the test's function at @point, if it set one. */
 void ulsm_control_test(enum ulsm_control_point point);
 
-/* ULSM_CONTROL=1: start the endpoint (start-up, src/init.c). */
+/*
+ * ULSM_CONTROL=1: start the endpoint (start-up, src/init.c); unset, ""
+ * and 0: not; anything else is reported and ignored (ulsm_env_flag()).
+ */
 void ulsm_control_from_env(void);
 
 /*
  * The environment's values (NULL: unset), read apart from their use so
- * that tests/fuzz/fuzz_env.c can give them any bytes: whether ULSM_CONTROL
- * asks for the endpoint, and ULSM_CONTROL_TIMEOUT_MS in milliseconds (a
- * value that is not a number from 1 to 600000 is reported, and 5000
- * used).
+ * that tests/fuzz/fuzz_env.c can give them any bytes:
+ * ULSM_CONTROL_TIMEOUT_MS in milliseconds (a value that is not a number
+ * from 1 to 600000 is reported, and 5000 used).
  */
-bool ulsm_control_env_on(const char *v);
 int ulsm_control_timeout_parse(const char *v);
 
 #endif /* ULSM_SRC_CONTROL_H */

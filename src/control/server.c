@@ -382,17 +382,18 @@ ULSM_API void ulsm_control_stop(void)
 	pthread_mutex_unlock(&srv.lock);
 }
 
-bool ulsm_control_env_on(const char *v)
-{
-	return v && !strcmp(v, "1");
-}
-
 void ulsm_control_from_env(void)
 {
-	int ret;
+	const char *v = getenv("ULSM_CONTROL");
+	int ret = ulsm_env_flag(v);
 
-	if (!ulsm_control_env_on(getenv("ULSM_CONTROL")))
+	if (!ret)
 		return;
+	if (ret < 0) {
+		ulsm_report("ULSM_CONTROL=\"%.32s\" is neither 0 nor 1: ignored",
+			    v);
+		return;
+	}
 	ret = ulsm_control_start();
 	if (ret)
 		ulsm_report("ULSM_CONTROL=1: %s", ulsm_last_error());

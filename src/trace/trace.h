@@ -120,12 +120,10 @@ void ulsm_trace_count_end(void);
 void ulsm_trace_usdt_from_env(void);
 /*
  * The environment's values (NULL: unset), read apart from their use so
- * that tests/fuzz/fuzz_env.c can give them any bytes. ULSM_USDT: 1 (on),
- * 0 (unset, "" or "0"), or -EINVAL (anything else: reported, ignored).
- * ULSM_TRACE_BUF (recorder.c): events per ring, 64 to 2^24 rounded up to
+ * that tests/fuzz/fuzz_env.c can give them any bytes (ULSM_USDT's:
+ * ulsm_env_flag(), src/base/config.c). ULSM_TRACE_BUF (recorder.c): events per ring, 64 to 2^24 rounded up to
  * a power of two, else the default with *@bad set.
  */
-int ulsm_trace_usdt_parse(const char *v);
 uint32_t ulsm_trace_buf_parse(const char *s, bool *bad);
 /*
  * One look at the USDT semaphores: the tracepoints' own probes, and the

@@ -57,18 +57,11 @@ static void *watch(void *unused)
 	return NULL;
 }
 
-int ulsm_trace_usdt_parse(const char *v)
-{
-	if (!v || !*v || !strcmp(v, "0"))
-		return 0;
-	return strcmp(v, "1") ? -EINVAL : 1;
-}
-
 void ulsm_trace_usdt_from_env(void)
 {
 	const char *v = getenv("ULSM_USDT");
 	pthread_t t;
-	int ret = ulsm_trace_usdt_parse(v);
+	int ret = ulsm_env_flag(v);
 
 	if (!ret)
 		return;

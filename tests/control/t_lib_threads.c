@@ -61,9 +61,14 @@ static int thread_mask(const char *name, unsigned long long *mask)
 		}
 		if (d)
 			closedir(d);
-		if (!found)
+		/*
+		 * glibc starts a thread with every signal blocked, and sets
+		 * the mask it was given a moment later: look again then.
+		 */
+		if (!found && (*mask | 1ull << (SIGKILL - 1) |
+			       1ull << (SIGSTOP - 1)) != ~0ull)
 			return 0;
-		usleep(10000);	/* not started yet, or not named yet */
+		usleep(10000);	/* not started, named or masked yet */
 	}
 	return -1;
 }
@@ -109,6 +114,12 @@ int main(int argc, char **argv)
 	int status;
 	pid_t pid;
 
+	if (argc > 1 && !strcmp(argv[1], "--no-control")) {
+		unsigned long long mask;
+
+		/* ULSM_CONTROL=yes: reported, and no endpoint thread. */
+		return thread_mask("ulsm-control", &mask) ? 0 : 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--usdt")) {
 		int failed;
 
@@ -141,5 +152,31 @@ int main(int argc, char **argv)
 	waitpid(pid, &status, 0);
 	ok(WIFEXITED(status) && !WEXITSTATUS(status),
 	   "ULSM_USDT=1: the watcher's mask is the same (status %#x)", status);
+
+	/* A value that is neither 0 nor 1 is said, as ULSM_USDT's is. */
+	int err[2];
+	char said[512] = "";
+	ssize_t n;
+
+	if (pipe(err))
+		return done_testing();
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		dup2(err[1], 2);
+		setenv("ULSM_CONTROL", "yes", 1);
+		execl(self, self, "--no-control", (char *)NULL);
+		_exit(127);
+	}
+	close(err[1]);
+	n = read(err[0], said, sizeof(said) - 1);
+	said[n > 0 ? n : 0] = '\0';
+	said[strcspn(said, "\n")] = '\0';
+	close(err[0]);
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && !WEXITSTATUS(status) &&
+	   strstr(said, "ULSM_CONTROL=\"yes\" is neither 0 nor 1: ignored"),
+	   "ULSM_CONTROL=yes: reported, no endpoint (status %#x, said: %s)",
+	   status, said);
 	return done_testing();
 }

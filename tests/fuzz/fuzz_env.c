@@ -12,13 +12,13 @@
  *
  *   ULSM_DEBUG, ULSM_SYNC, ULSM_WRITE, ULSM_SYNC_TIMEOUT_MS,
  *   ULSM_SYNC_SIGNAL      ulsm_config_parse()          src/base/config.c
- *   ULSM_CONTROL, ULSM_CONTROL_TIMEOUT_MS
- *                         ulsm_control_env_on(),
+ *   ULSM_CONTROL, ULSM_USDT
+ *                         ulsm_env_flag()              src/base/config.c
+ *   ULSM_CONTROL_TIMEOUT_MS
  *                         ulsm_control_timeout_parse() src/control/server.c
  *   ULSM_DUMP             ulsm_dump_target()           src/dump.c
  *   ULSM_TRACE_BUF        ulsm_trace_buf_parse()       src/trace/recorder.c
  *   ULSM_TRACE_CLOCK      ulsm_trace_clock_parse()     src/trace/clock.c
- *   ULSM_USDT             ulsm_trace_usdt_parse()      src/trace/usdt.c
  *
  * (ULSM_LSM and ULSM_TRACE have harnesses of their own, fuzz_order and
  * fuzz_trace_glob; ULSM_TRACE_FILE is a path, opened as it is.) These
@@ -134,17 +134,24 @@ static void check_config(void)
 		     SIGRTMAX - 3);
 }
 
+/* A switch: on for 1, off for unset, empty and 0, else refused. */
+static void check_flag(const char *name)
+{
+	const char *v = lookup(name);
+	int r = ulsm_env_flag(v);
+
+	if (r != (!v || !*v || is(v, "0") ? 0 : is(v, "1") ? 1 : -EINVAL))
+		fail(name, v, "not 0, 1 or refused");
+}
+
 static void check_others(void)
 {
 	const char *v;
 	bool bad;
 	uint32_t cap;
 	long p;
-	int r;
 
-	v = lookup("ULSM_CONTROL");
-	if (ulsm_control_env_on(v) != is(v, "1"))
-		fail("ULSM_CONTROL", v, "on is 1, and only 1");
+	check_flag("ULSM_CONTROL");
 	check_number("ULSM_CONTROL_TIMEOUT_MS",
 		     ulsm_control_timeout_parse(lookup("ULSM_CONTROL_TIMEOUT_MS")),
 		     1, 600000, 5000);
@@ -172,10 +179,7 @@ static void check_others(void)
 	    bad != (v && *v && !is(v, "counter") && !is(v, "monotonic")))
 		fail("ULSM_TRACE_CLOCK", v, "not counter, monotonic or bad");
 
-	v = lookup("ULSM_USDT");
-	r = ulsm_trace_usdt_parse(v);
-	if (r != (!v || !*v || is(v, "0") ? 0 : is(v, "1") ? 1 : -EINVAL))
-		fail("ULSM_USDT", v, "not 0, 1 or refused");
+	check_flag("ULSM_USDT");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
