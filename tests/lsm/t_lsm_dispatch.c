@@ -87,6 +87,18 @@ static int getselfattr(char *out, size_t len)
 	return count;
 }
 
+/*
+ * seven_args dispatched: its result, then the modules that ran (tl_trace),
+ * each with its own description.
+ */
+static void seven_args_is(int want, const char *what, const char *ran,
+			  const char *ran_what)
+{
+	tl_trace_reset();
+	is_int(call_int_hook(seven_args, 1, 2, 3, 4, 5, 6, 7), want, "%s", what);
+	ok(!strcmp(tl_trace, ran), "%s: %s", ran_what, tl_trace);
+}
+
 /* security_file_alloc: blob, alloc hooks, and on failure every free hook. */
 static int file_alloc(struct t_file *f)
 {
@@ -176,17 +188,12 @@ int main(void)
 #else
 	ok(!tl_lsm_has_entry_file_open, "no entries on this back end");
 #endif
-	tl_trace_reset();
-	is_int(call_int_hook(seven_args, 1, 2, 3, 4, 5, 6, 7), 0,
-	       "seven_args: default");
-	ok(!strcmp(tl_trace, "capa:seven_args alpha:seven_args beta:seven_args"),
-	   "  all ran: %s", tl_trace);
+	seven_args_is(0, "seven_args: default",
+		      "capa:seven_args alpha:seven_args beta:seven_args",
+		      "  all ran");
 	RET(M_ALPHA, seven_args) = 3;
-	tl_trace_reset();
-	is_int(call_int_hook(seven_args, 1, 2, 3, 4, 5, 6, 7), 3,
-	       "  alpha returns 3: 3");
-	ok(!strcmp(tl_trace, "capa:seven_args alpha:seven_args"),
-	   "  and beta did not run: %s", tl_trace);
+	seven_args_is(3, "  alpha returns 3: 3",
+		      "capa:seven_args alpha:seven_args", "  and beta did not run");
 	RET(M_BETA, scaled) = 4;
 	tl_trace_reset();
 	is_int(call_int_hook(scaled, 0.5), 4, "scaled (double): beta returns 4");
