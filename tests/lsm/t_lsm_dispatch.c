@@ -10,6 +10,7 @@
 
 #include "tap.h"
 #include "test_lsm.h"
+#include "tl_dispatch.h"
 
 #define RET(m, hook)	tl_ret[m][tl_hook_idx_##hook]
 
@@ -117,19 +118,15 @@ int main(void)
 	   ulsm_lsm_list(&tl_hook_set));
 
 	/* call_int_hook: defaults and the early stop. */
-	tl_trace_reset();
-	is_int(call_int_hook(file_open, &f), 0, "all return the default: default");
-	ok(!strcmp(tl_trace, "capa:file_open alpha:file_open beta:file_open"),
-	   "  and all three ran, in order: %s", tl_trace);
+	file_open_is(0, "all return the default: default",
+		     "capa:file_open alpha:file_open beta:file_open",
+		     "  and all three ran, in order");
 	RET(M_ALPHA, file_open) = -EACCES;
-	tl_trace_reset();
-	is_int(call_int_hook(file_open, &f), -EACCES, "alpha denies: -EACCES");
-	ok(!strcmp(tl_trace, "capa:file_open alpha:file_open"),
-	   "  beta was not called: %s", tl_trace);
+	file_open_is(-EACCES, "alpha denies: -EACCES",
+		     "capa:file_open alpha:file_open", "  beta was not called");
 	RET(M_CAPA, file_open) = -EPERM;
-	tl_trace_reset();
-	is_int(call_int_hook(file_open, &f), -EPERM, "capa denies first: -EPERM");
-	ok(!strcmp(tl_trace, "capa:file_open"), "  nobody else ran: %s", tl_trace);
+	file_open_is(-EPERM, "capa denies first: -EPERM", "capa:file_open",
+		     "  nobody else ran");
 	RET(M_CAPA, file_open) = RET(M_ALPHA, file_open) = 0;
 
 	tl_trace_reset();
