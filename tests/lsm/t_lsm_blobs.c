@@ -113,6 +113,17 @@ static void sizes_are(const struct result *r, int cred, int file, int inode,
 		     r->size[ULSM_BLOB_INODE], r->size[ULSM_BLOB_TASK]);
 }
 
+/* @c in a child: init returns 0, with the modules @list up. */
+static struct result comes_up(const struct blobs_case *c, const char *list,
+			      const char *why)
+{
+	struct result r = run(c);
+
+	ok(r.ret == 0 && !strcmp(r.list, list), "%s (%s, %d)", why, r.list,
+	   r.ret);
+	return r;
+}
+
 /* The child of the ULSM_DEBUG case: its stderr goes to the parent. */
 static int debug_child(void)
 {
@@ -180,10 +191,8 @@ int main(int argc, char **argv)
 		.big1 = { .lbs_cred = 0x7ffffff0 },
 		.big2 = { .lbs_cred = 0x7ffffff0, .lbs_file = 24 },
 	};
-	r = run(&c);
-	ok(r.ret == 0 && !strcmp(r.list, "capa,big1,omega"),
-	   "two modules of 0x7ffffff0 bytes of cred: the second is refused, "
-	   "init returns 0 (%s, %d)", r.list, r.ret);
+	r = comes_up(&c, "capa,big1,omega", "two modules of 0x7ffffff0 bytes "
+		     "of cred: the second is refused, init returns 0");
 	is_int(r.big2_active, 0, "  big2 is not active");
 	sizes_are(&r, 0x7ffffff0, 0, 0, 0, "big1's alone");
 	ok(same(&r.big2, &c.big2), "  big2's requests are untouched (not offsets)");
@@ -196,10 +205,8 @@ int main(int argc, char **argv)
 		.big1 = { .lbs_file = 0x7ffffff9 },
 		.big2 = { .lbs_file = 1 },
 	};
-	r = run(&c);
-	ok(r.ret == 0 && !strcmp(r.list, "capa,big1,omega"),
-	   "0x7ffffff9 bytes, then 1 byte aligned to a pointer: refused (%s, %d)",
-	   r.list, r.ret);
+	r = comes_up(&c, "capa,big1,omega", "0x7ffffff9 bytes, then 1 byte "
+		     "aligned to a pointer: refused");
 	sizes_are(&r, 0, 0x7ffffff9, 0, 0, "big1's alone");
 	ok(same(&r.big2, &c.big2), "  big2's request is untouched");
 
@@ -209,10 +216,8 @@ int main(int argc, char **argv)
 		.big1 = { .lbs_inode = INT_MAX },
 		.big2 = { .lbs_inode = 1 },
 	};
-	r = run(&c);
-	ok(r.ret == 0 && !strcmp(r.list, "capa,big1,omega"),
-	   "an INT_MAX inode blob comes up, one byte more does not (%s, %d)",
-	   r.list, r.ret);
+	r = comes_up(&c, "capa,big1,omega", "an INT_MAX inode blob comes up, "
+		     "one byte more does not");
 	sizes_are(&r, 0, 0, INT_MAX, 0, "INT_MAX");
 
 	/*
@@ -224,10 +229,8 @@ int main(int argc, char **argv)
 		.big1 = { .lbs_cred = 8, .lbs_file = 24, .lbs_task = 0x7ffffff0 },
 		.big2 = { .lbs_cred = 8, .lbs_file = 8, .lbs_task = 0x7ffffff0 },
 	};
-	r = run(&c);
-	ok(r.ret == 0 && !strcmp(r.list, "capa,alpha,big1,beta"),
-	   "a module whose task blob overflows, between others: refused "
-	   "(%s, %d)", r.list, r.ret);
+	r = comes_up(&c, "capa,alpha,big1,beta", "a module whose task blob "
+		     "overflows, between others: refused");
 	ok(same(&r.big2, &c.big2), "  none of big2's requests became an offset");
 	if (!same(&r.big2, &c.big2))
 		show("big2", &r.big2);
@@ -244,9 +247,7 @@ int main(int argc, char **argv)
 		.big1 = { .lbs_file = 8 },
 		.big2 = { .lbs_cred = 8, .lbs_file = -8 },
 	};
-	r = run(&c);
-	ok(r.ret == 0 && !strcmp(r.list, "capa,big1,omega"),
-	   "a negative blob size: refused (%s, %d)", r.list, r.ret);
+	r = comes_up(&c, "capa,big1,omega", "a negative blob size: refused");
 	ok(same(&r.big2, &c.big2), "  big2's requests are untouched");
 	sizes_are(&r, 0, 8, 0, 0, "big1's alone");
 
@@ -256,10 +257,8 @@ int main(int argc, char **argv)
 		.big1 = { .lbs_cred = 0x7ffffff0 },
 		.bigx = { .lbs_cred = 0x7ffffff0 },
 	};
-	r = run(&c);
-	ok(r.ret == 0 && !strcmp(r.list, "capa,big1,gamma,omega"),
-	   "an exclusive module refused for its blobs: the next exclusive one "
-	   "comes up (%s, %d)", r.list, r.ret);
+	r = comes_up(&c, "capa,big1,gamma,omega", "an exclusive module "
+		     "refused for its blobs: the next exclusive one comes up");
 	is_int(r.bigx_active, 0, "  bigx is not active");
 	return done_testing();
 }

@@ -10,6 +10,7 @@
 
 #include "tap.h"
 #include "test_lsm.h"
+#include "tl_dispatch.h"
 
 #define RET(m, hook)	tl_ret[m][tl_hook_idx_##hook]
 
@@ -87,6 +88,18 @@ static int getselfattr(char *out, size_t len)
 	return count;
 }
 
+/*
+ * seven_args dispatched: its result, then the modules that ran (tl_trace),
+ * each with its own description.
+ */
+static void seven_args_is(int want, const char *what, const char *ran,
+			  const char *ran_what)
+{
+	tl_trace_reset();
+	is_int(call_int_hook(seven_args, 1, 2, 3, 4, 5, 6, 7), want, "%s", what);
+	ok(!strcmp(tl_trace, ran), "%s: %s", ran_what, tl_trace);
+}
+
 /* security_file_alloc: blob, alloc hooks, and on failure every free hook. */
 static int file_alloc(struct t_file *f)
 {
@@ -105,19 +118,15 @@ int main(void)
 	   ulsm_lsm_list(&tl_hook_set));
 
 	/* call_int_hook: defaults and the early stop. */
-	tl_trace_reset();
-	is_int(call_int_hook(file_open, &f), 0, "all return the default: default");
-	ok(!strcmp(tl_trace, "capa:file_open alpha:file_open beta:file_open"),
-	   "  and all three ran, in order: %s", tl_trace);
+	file_open_is(0, "all return the default: default",
+		     "capa:file_open alpha:file_open beta:file_open",
+		     "  and all three ran, in order");
 	RET(M_ALPHA, file_open) = -EACCES;
-	tl_trace_reset();
-	is_int(call_int_hook(file_open, &f), -EACCES, "alpha denies: -EACCES");
-	ok(!strcmp(tl_trace, "capa:file_open alpha:file_open"),
-	   "  beta was not called: %s", tl_trace);
+	file_open_is(-EACCES, "alpha denies: -EACCES",
+		     "capa:file_open alpha:file_open", "  beta was not called");
 	RET(M_CAPA, file_open) = -EPERM;
-	tl_trace_reset();
-	is_int(call_int_hook(file_open, &f), -EPERM, "capa denies first: -EPERM");
-	ok(!strcmp(tl_trace, "capa:file_open"), "  nobody else ran: %s", tl_trace);
+	file_open_is(-EPERM, "capa denies first: -EPERM", "capa:file_open",
+		     "  nobody else ran");
 	RET(M_CAPA, file_open) = RET(M_ALPHA, file_open) = 0;
 
 	tl_trace_reset();
@@ -176,17 +185,12 @@ int main(void)
 #else
 	ok(!tl_lsm_has_entry_file_open, "no entries on this back end");
 #endif
-	tl_trace_reset();
-	is_int(call_int_hook(seven_args, 1, 2, 3, 4, 5, 6, 7), 0,
-	       "seven_args: default");
-	ok(!strcmp(tl_trace, "capa:seven_args alpha:seven_args beta:seven_args"),
-	   "  all ran: %s", tl_trace);
+	seven_args_is(0, "seven_args: default",
+		      "capa:seven_args alpha:seven_args beta:seven_args",
+		      "  all ran");
 	RET(M_ALPHA, seven_args) = 3;
-	tl_trace_reset();
-	is_int(call_int_hook(seven_args, 1, 2, 3, 4, 5, 6, 7), 3,
-	       "  alpha returns 3: 3");
-	ok(!strcmp(tl_trace, "capa:seven_args alpha:seven_args"),
-	   "  and beta did not run: %s", tl_trace);
+	seven_args_is(3, "  alpha returns 3: 3",
+		      "capa:seven_args alpha:seven_args", "  and beta did not run");
 	RET(M_BETA, scaled) = 4;
 	tl_trace_reset();
 	is_int(call_int_hook(scaled, 0.5), 4, "scaled (double): beta returns 4");

@@ -21,6 +21,7 @@
 #include "sites.h"
 #include "tap.h"
 #include "test_lsm.h"
+#include "tl_dispatch.h"
 
 #ifndef ULSM_LSM_HAS_ENTRIES
 int main(void)
@@ -262,10 +263,9 @@ int main(void)
 	ok(JMP_TO(X(FO, 2)) == cb(FO, 2), "  X2 jumps to omega's callback");
 	ok(CALL_TO(C(FO, 0)) == cb(FO, 0) && CALL_TO(C(FO, 1)) == cb(FO, 1) &&
 	   CALL_TO(C(FO, 2)) == cb(FO, 2), "  C<i> call the callbacks directly");
-	tl_trace_reset();
-	is_int(call_int_hook(file_open, &f), 0, "  dispatch: the default");
-	ok(!strcmp(tl_trace, "capa:file_open alpha:file_open omega:file_open"),
-	   "  all three ran: %s", tl_trace);
+	file_open_is(0, "  dispatch: the default",
+		     "capa:file_open alpha:file_open omega:file_open",
+		     "  all three ran");
 
 	/* X1: NOP -> skip. */
 	check_change("alpha off (X1: NOP -> jmp N1)", alpha_off,
@@ -309,10 +309,8 @@ int main(void)
 
 	/* An early stop, mid-patch: alpha denies, omega is not called. */
 	tl_ret[M_ALPHA][FO] = -EACCES;
-	tl_trace_reset();
-	is_int(call_int_hook(file_open, &f), -EACCES, "alpha denies: -EACCES");
-	ok(!strcmp(tl_trace, "capa:file_open alpha:file_open"),
-	   "  omega did not run: %s", tl_trace);
+	file_open_is(-EACCES, "alpha denies: -EACCES",
+		     "capa:file_open alpha:file_open", "  omega did not run");
 	check_change("capa off, alpha denying", capa_off, "alpha:file_open");
 	is_int(mid_rc[1], -EACCES, "  mid-patch: -EACCES");
 	is_int(capa_on(), 0, "capa on");

@@ -68,57 +68,82 @@ static struct result run(const char *order, const char *env, int fail_module)
 	return r;
 }
 
-static void order_is(const char *order, const char *env, int fail, const char *want,
-		     const char *why)
-{
-	struct result r = run(order, env, fail);
+/*
+ * One rule a case: the order string, ULSM_LSM and the module whose init
+ * fails (-1: none) that run() takes, the list that comes up, and why.
+ */
+static const struct order_rule {
+	const char *order, *env;
+	int fail_module;
+	const char *want, *why;
+} rules[] = {
+	{ "beta", NULL, -1, "capa,beta,omega",
+	  "first, the order string, then last" },
+	{ "beta,alpha", NULL, -1, "capa,beta,alpha",
+	  "order string order; the fourth module (omega) does not fit" },
+	{ "beta,beta", NULL, -1, "capa,beta,omega",
+	  "duplicates ignored" },
+	{ "nosuch,beta", NULL, -1, "capa,beta,omega",
+	  "unknown names ignored" },
+	{ " beta , ", NULL, -1, "capa,beta,omega",
+	  "blanks and empty names ignored" },
+	{ "gamma,delta", NULL, -1, "capa,gamma,omega",
+	  "only the first exclusive module" },
+	{ "delta,gamma", NULL, -1, "capa,delta,omega",
+	  "... whichever comes first" },
+	{ "beta", NULL, -1, "capa,beta,omega",
+	  "modules not listed stay off" },
+	{ "beta,!omega", NULL, -1, "capa,beta",
+	  "!name removes a last module" },
+	{ "!capa,alpha", NULL, -1, "alpha,omega",
+	  "!name removes a first module" },
+	{ "alpha,beta,!alpha", NULL, -1, "capa,beta,omega",
+	  "!name removes a listed module" },
+	/* The built-in order is alpha,beta,gamma. */
+	{ "!alpha", NULL, -1, "capa,beta,gamma",
+	  "only removals: built-in order minus alpha (omega does not fit)" },
+	{ "omega,capa,beta", NULL, -1, "capa,beta,omega",
+	  "first and last modules are placed by their class only" },
+	{ "offmod,beta", NULL, -1, "capa,beta,omega",
+	  "a module disabled by default stays off" },
+	{ "", NULL, -1, "capa,alpha,beta",
+	  "an empty order means the default" },
+	{ NULL, NULL, -1, "capa,alpha,beta",
+	  "the built-in order (alpha,beta,gamma: gamma does not fit)" },
+	/* ULSM_LSM, the order of the environment. */
+	{ NULL, "gamma", -1, "capa,gamma,omega",
+	  "ULSM_LSM when no order is given" },
+	{ NULL, "!capa", -1, "alpha,beta,gamma",
+	  "only removals in ULSM_LSM too" },
+	{ "beta", "gamma", -1, "capa,beta,omega",
+	  "the argument beats ULSM_LSM" },
+	/* Modules whose init fails. */
+	{ "beta,alpha", NULL, M_BETA, "capa,alpha,omega",
+	  "a module whose init fails stays off; the others go on" },
+	/* As when the exclusive module arrives after init. */
+	{ "gamma,delta", NULL, M_GAMMA, "capa,delta,omega",
+	  "an exclusive module whose init fails keeps no other out" },
+};
 
-	ok(r.ret == 0 && !strcmp(r.list, want), "%s: \"%s\" -> \"%s\" (got \"%s\", %d)",
-	   why, order ? order : env ? env : "(built-in)", want, r.list, r.ret);
+static void order_is(const struct order_rule *c)
+{
+	struct result r = run(c->order, c->env, c->fail_module);
+
+	ok(r.ret == 0 && !strcmp(r.list, c->want),
+	   "%s: \"%s\" -> \"%s\" (got \"%s\", %d)", c->why,
+	   c->order ? c->order : c->env ? c->env : "(built-in)", c->want,
+	   r.list, r.ret);
 }
 
 int main(void)
 {
 	struct result r;
 
-	order_is("beta", NULL, -1, "capa,beta,omega",
-		 "first, the order string, then last");
-	order_is("beta,alpha", NULL, -1, "capa,beta,alpha",
-		 "order string order; the fourth module (omega) does not fit");
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		order_is(&rules[i]);
 	r = run("beta,alpha", NULL, -1);
 	is_int(strcmp(r.owners, "capa,beta,alpha"), 0,
 	       "slot order is module order (file_open slots: %s)", r.owners);
-	order_is("beta,beta", NULL, -1, "capa,beta,omega", "duplicates ignored");
-	order_is("nosuch,beta", NULL, -1, "capa,beta,omega", "unknown names ignored");
-	order_is(" beta , ", NULL, -1, "capa,beta,omega", "blanks and empty names ignored");
-	order_is("gamma,delta", NULL, -1, "capa,gamma,omega",
-		 "only the first exclusive module");
-	order_is("delta,gamma", NULL, -1, "capa,delta,omega",
-		 "... whichever comes first");
-	order_is("gamma,delta", NULL, M_GAMMA, "capa,delta,omega",
-		 "an exclusive module whose init fails keeps no other out, as "
-		 "when it arrives later");
-	order_is("beta", NULL, -1, "capa,beta,omega", "modules not listed stay off");
-	order_is("beta,!omega", NULL, -1, "capa,beta", "!name removes a last module");
-	order_is("!capa,alpha", NULL, -1, "alpha,omega", "!name removes a first module");
-	order_is("alpha,beta,!alpha", NULL, -1, "capa,beta,omega",
-		 "!name removes a listed module");
-	order_is("!alpha", NULL, -1, "capa,beta,gamma",
-		 "only removals: the built-in order (alpha,beta,gamma) minus alpha "
-		 "(omega does not fit)");
-	order_is(NULL, "!capa", -1, "alpha,beta,gamma",
-		 "only removals in ULSM_LSM too");
-	order_is("omega,capa,beta", NULL, -1, "capa,beta,omega",
-		 "first and last modules are placed by their class only");
-	order_is("offmod,beta", NULL, -1, "capa,beta,omega",
-		 "a module disabled by default stays off");
-	order_is("beta,alpha", NULL, M_BETA, "capa,alpha,omega",
-		 "a module whose init fails stays off; the others go on");
-	order_is(NULL, "gamma", -1, "capa,gamma,omega", "ULSM_LSM when no order is given");
-	order_is("beta", "gamma", -1, "capa,beta,omega", "the argument beats ULSM_LSM");
-	order_is(NULL, NULL, -1, "capa,alpha,beta",
-		 "the built-in order (alpha,beta,gamma: gamma does not fit)");
-	order_is("", NULL, -1, "capa,alpha,beta", "an empty order means the default");
 
 	/* In this process: init twice, and bad arguments. */
 	tl_defaults();

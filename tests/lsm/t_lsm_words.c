@@ -36,6 +36,23 @@ DEFINE_STATIC_CALL_NULL(wc_null, void_fn);
 
 static uintptr_t tramp_of(void *t) { return (uintptr_t)t; }
 
+/*
+ * Where the trampolines are words of one size: the branch of the direct
+ * form, what RET0 returns through, and the landing pad every trampoline
+ * starts with.
+ */
+#if defined(ULSM_ARCH_AARCH64)
+#define TRAMP_BRANCH		"B"
+#define TRAMP_RET0		"mov x0, #0; ret"
+#define TRAMP_LANDING		0xd503245f
+#define TRAMP_LANDING_NAME	"BTI c"
+#elif defined(ULSM_ARCH_RISCV64)
+#define TRAMP_BRANCH		"jal"
+#define TRAMP_RET0		"li a0, 0; ret"
+#define TRAMP_LANDING		0x00000017
+#define TRAMP_LANDING_NAME	"lpad 0"
+#endif
+
 /* The trampoline's instruction: its target, or 0 for the indirect form. */
 static uintptr_t tramp_target(uintptr_t t)
 {
@@ -161,18 +178,14 @@ int main(void)
 	is_int(static_call_update(wc, (void *)__static_call_return0), 0,
 	       "update to RET0");
 	is_int(static_call(wc)(1), 0, "  returns 0");
-#if defined(ULSM_ARCH_AARCH64)
-	ok(tramp_target(t) == t + 28, "  a B to the trampoline's mov x0, #0; ret");
+#ifdef TRAMP_LANDING
+	ok(tramp_target(t) == t + 28, "  a %s to the trampoline's %s",
+	   TRAMP_BRANCH, TRAMP_RET0);
 	ok(tramp_target(tramp_of(STATIC_CALL_TRAMP_ADDR(wc_null))) ==
 	   tramp_of(STATIC_CALL_TRAMP_ADDR(wc_null)) + 32,
-	   "NULL: a B to the trampoline's own ret");
-	is_int(word_at(t), 0xd503245f, "every trampoline starts with BTI c");
-#elif defined(ULSM_ARCH_RISCV64)
-	ok(tramp_target(t) == t + 28, "  a jal to the trampoline's li a0, 0; ret");
-	ok(tramp_target(tramp_of(STATIC_CALL_TRAMP_ADDR(wc_null))) ==
-	   tramp_of(STATIC_CALL_TRAMP_ADDR(wc_null)) + 32,
-	   "NULL: a jal to the trampoline's own ret");
-	is_int(word_at(t), 0x00000017, "every trampoline starts with lpad 0");
+	   "NULL: a %s to the trampoline's own ret", TRAMP_BRANCH);
+	is_int(word_at(t), TRAMP_LANDING, "every trampoline starts with %s",
+	       TRAMP_LANDING_NAME);
 #endif
 	ok(far && far_from((uintptr_t)far, t),
 	   "a function 8 GiB or more away (%p)", far);

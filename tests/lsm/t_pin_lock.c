@@ -110,33 +110,41 @@ static void close_all(void *const *h, const char *a, const char *b)
 	      ulsm_lsm_list(&pb_hook_set));
 }
 
-static void case_init(void)
+/*
+ * The end of a case, after the main thread's step: pb_lag.so loaded, its
+ * module and @name (of the object @h0) both active, and still active once
+ * every object is closed.
+ */
+static void end_case(pthread_t t, void *h0, const char *name)
 {
-	void *h[2];
-	pthread_t t;
-	int ret;
+	void *h[2] = { h0, end_loader(t) };
 
-	h[0] = load("pb_rate.so");	/* registers; comes up at init */
-	t = start_loader();
-	ret = ulsm_lsm_init(&pb_hook_set, NULL);
-	check(ret == 0, "ulsm_lsm_init: %d", ret);
-	h[1] = end_loader(t);
-	check(ulsm_lsm_module_active(&pb_hook_set, "rate") == 1 &&
+	check(ulsm_lsm_module_active(&pb_hook_set, name) == 1 &&
 	      ulsm_lsm_module_active(&pb_hook_set, "lag") == 1,
 	      "not both active: %s", ulsm_lsm_list(&pb_hook_set));
-	close_all(h, "rate", "lag");
+	close_all(h, name, "lag");
+}
+
+static void case_init(void)
+{
+	void *h0 = load("pb_rate.so");	/* registers; comes up at init */
+	pthread_t t = start_loader();
+	int ret = ulsm_lsm_init(&pb_hook_set, NULL);
+
+	check(ret == 0, "ulsm_lsm_init: %d", ret);
+	end_case(t, h0, "rate");
 }
 
 static void case_register(void)
 {
 	struct lsm_info *info;
-	void *h[2];
+	void *h0;
 	pthread_t t;
 	int ret;
 
 	check(ulsm_lsm_init(&pb_hook_set, NULL) == 0, "ulsm_lsm_init");
-	h[0] = load("pb_manual.so");
-	info = h[0] ? dlsym(h[0], "pb_manual_info") : NULL;
+	h0 = load("pb_manual.so");
+	info = h0 ? dlsym(h0, "pb_manual_info") : NULL;
 	if (!info) {
 		printf("# no pb_manual_info\n");
 		_exit(2);
@@ -144,11 +152,7 @@ static void case_register(void)
 	t = start_loader();
 	ret = ulsm_lsm_register(info, &pb_hook_set);
 	check(ret == 0, "ulsm_lsm_register: %d", ret);
-	h[1] = end_loader(t);
-	check(ulsm_lsm_module_active(&pb_hook_set, "manual") == 1 &&
-	      ulsm_lsm_module_active(&pb_hook_set, "lag") == 1,
-	      "not both active: %s", ulsm_lsm_list(&pb_hook_set));
-	close_all(h, "manual", "lag");
+	end_case(t, h0, "manual");
 }
 
 struct pin_case {

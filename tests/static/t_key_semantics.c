@@ -56,6 +56,13 @@ static void check_all(const char *when, int t, int f)
 	is_int(static_key_enabled(&key_f1), f, "%s: static_key_enabled(false key)", when);
 }
 
+/* An update: its result, then every site of both keys (check_all()). */
+static void step(int ret, int want, const char *what, int t, int f)
+{
+	is_int(ret, want, "%s", what);
+	check_all(what, t, f);
+}
+
 #if defined(ULSM_ARCH_AARCH64) || defined(ULSM_ARCH_RISCV64)
 /* The target that this program's jump table records for the site at @u. */
 static uintptr_t table_target(uintptr_t u)
@@ -82,8 +89,7 @@ int main(void)
 
 	/* enable / disable are boolean. */
 	ulsm_get_stats(&st0);
-	is_int(static_branch_enable(&key_f1), 0, "enable false key");
-	check_all("false key enabled", 1, 1);
+	step(static_branch_enable(&key_f1), 0, "enable false key", 1, 1);
 	ulsm_get_stats(&st1);
 	if (!strcmp(ulsm_backend(), "generic")) {
 		is_int(st1.batches - st0.batches, 0, "generic: no batch");
@@ -96,13 +102,10 @@ int main(void)
 	}
 	is_int(static_branch_enable(&key_f1), 0, "enable again: no-op");
 	is_int(static_key_count(&key_f1), 1, "count stays 1 after second enable");
-	is_int(static_branch_disable(&key_t1), 0, "disable true key");
-	check_all("true key disabled", 0, 1);
+	step(static_branch_disable(&key_t1), 0, "disable true key", 0, 1);
 	is_int(static_branch_disable(&key_t1), 0, "disable again: no-op");
-	is_int(static_branch_disable(&key_f1), 0, "disable false key");
-	check_all("both disabled", 0, 0);
-	is_int(static_branch_enable(&key_t1), 0, "re-enable true key");
-	check_all("true key re-enabled", 1, 0);
+	step(static_branch_disable(&key_f1), 0, "disable false key", 0, 0);
+	step(static_branch_enable(&key_t1), 0, "re-enable true key", 1, 0);
 
 	/* inc / dec count references; only 0 <-> 1 changes code. */
 	ulsm_get_stats(&st0);
@@ -110,13 +113,10 @@ int main(void)
 	is_int(static_branch_inc(&key_f1), 0, "inc 1 -> 2");
 	is_int(static_key_count(&key_f1), 2, "count is 2");
 	check_all("count 2", 1, 1);
-	is_int(static_branch_disable(&key_f1), -EBUSY,
-	       "disable of a counted key (count 2) is refused");
-	check_all("refused disable leaves it enabled", 1, 1);
-	is_int(static_branch_dec(&key_f1), 0, "dec 2 -> 1");
-	check_all("count 1", 1, 1);
-	is_int(static_branch_dec(&key_f1), 0, "dec 1 -> 0");
-	check_all("count 0", 1, 0);
+	step(static_branch_disable(&key_f1), -EBUSY,
+	     "disable of a counted key (count 2) is refused", 1, 1);
+	step(static_branch_dec(&key_f1), 0, "dec 2 -> 1", 1, 1);
+	step(static_branch_dec(&key_f1), 0, "dec 1 -> 0", 1, 0);
 	ulsm_get_stats(&st1);
 	if (strcmp(ulsm_backend(), "generic"))
 		is_int(st1.batches - st0.batches, 2,
@@ -129,10 +129,8 @@ int main(void)
 
 	/* The true key also counts from its initial 1. */
 	is_int(static_branch_inc(&key_t1), 0, "inc true key 1 -> 2");
-	is_int(static_branch_dec(&key_t1), 0, "dec true key 2 -> 1");
-	check_all("true key back to 1", 1, 0);
-	is_int(static_branch_dec(&key_t1), 0, "dec true key 1 -> 0");
-	check_all("true key at 0", 0, 0);
+	step(static_branch_dec(&key_t1), 0, "dec true key 2 -> 1", 1, 0);
+	step(static_branch_dec(&key_t1), 0, "dec true key 1 -> 0", 0, 0);
 	is_int(static_branch_inc(&key_t1), 0, "inc true key 0 -> 1");
 
 	/* Keys with internal linkage and keys inside structures. */
