@@ -186,6 +186,12 @@ void ulsm_lsm_each_expected(struct ulsm_hook_set *set,
 int ulsm_lsm_place_of(struct ulsm_lsm_state *st, const char *name);
 /* The set's list of modules, made anew (place.c). Framework lock held. */
 void ulsm_lsm_list_refresh(struct ulsm_hook_set *set);
+/* Whether slot @s is owned by the module named @name (state.c). */
+bool ulsm_lsm_slot_owned_by(const struct lsm_static_call *s,
+			    const char *name);
+/* Whether @m owns a slot of @set (one that is on, if @on) (state.c). */
+bool ulsm_lsm_module_owns(const struct ulsm_hook_set *set,
+			  const struct lsm_info *m, bool on);
 /* Active module @m toggled off: it owns slots, none on (state.c). */
 bool ulsm_lsm_module_toggled_off(const struct ulsm_hook_set *set,
 				 const struct lsm_info *m);

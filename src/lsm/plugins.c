@@ -20,11 +20,6 @@
 
 /* --- leaving ------------------------------------------------------------ */
 
-static bool owned_by(const struct lsm_static_call *s, const struct lsm_info *m)
-{
-	return s->hl && !strcmp(s->hl->lsmid->name, m->name);
-}
-
 /*
  * Empty @m's slots (their keys are off): their calls go back to no
  * target and their owners to none, in one transaction, so that a module
@@ -45,7 +40,7 @@ static int empty_slots(struct ulsm_hook_set *set, const struct lsm_info *m)
 	for (size_t i = 0; i < n && !ret; i++) {
 		struct lsm_static_call *s = &set->table[i];
 
-		if (!owned_by(s, m))
+		if (!ulsm_lsm_slot_owned_by(s, m->name))
 			continue;
 		/*
 		 * A guarded slot keeps calling its guard, which calls the
@@ -110,18 +105,6 @@ static bool try_again(uint64_t start, unsigned int within)
 	return true;
 }
 
-/* Whether @m owns a slot of @set (one that is on, if @on). */
-static bool owns(struct ulsm_hook_set *set, const struct lsm_info *m, bool on)
-{
-	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
-		const struct lsm_static_call *s = &set->table[i];
-
-		if (owned_by(s, m) && (!on || s->active->key.enabled > 0))
-			return true;
-	}
-	return false;
-}
-
 /* What failed in a departure. */
 struct departure {
 	const char *step;
@@ -146,7 +129,7 @@ static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
 	 * already (a thread may still be on its way to a guard).
 	 */
 	d->step = "turning its slots off";
-	if (owns(set, m, false))
+	if (ulsm_lsm_module_owns(set, m, false))
 		while ((ret = ulsm_lsm_switch_module(set, m->name, false)) &&
 		       try_again(start, within))
 			;
@@ -156,7 +139,7 @@ static int depart(struct ulsm_hook_set *set, struct lsm_info *m,
 		m->ulsm_state = MOD_OFF;
 		ulsm_lsm_list_refresh(set);
 	}
-	if (!owns(set, m, false))
+	if (!ulsm_lsm_module_owns(set, m, false))
 		return 0;
 	/*
 	 * 2. A grace period, without the framework's lock: a thread inside
@@ -365,7 +348,7 @@ static void leave_later(struct ulsm_hook_set *set, struct lsm_info *m,
 	ulsm_lsm_note(set, m->name, true, "could not leave when its object "
 		      "was unloaded: %s failed (%s); it stays %s, its object "
 		      "mapped; %s", d->step, strerror(-d->err),
-		      owns(set, m, true) ? "on" : "off", when);
+		      ulsm_lsm_module_owns(set, m, true) ? "on" : "off", when);
 	ulsm_lsm_list_refresh(set);
 	retrier_start();
 }

@@ -76,11 +76,6 @@ void ulsm_lsm_plan_end(struct slot_plan *p)
 	p->inner = NULL;
 }
 
-static bool owned_by(const struct lsm_static_call *s, const char *name)
-{
-	return s->hl && !strcmp(s->hl->lsmid->name, name);
-}
-
 /*
  * The guards' inner calls, from the plan: a new module's callback (before
  * its slot's key opens); for a guarded slot the plan leaves on, its
@@ -361,7 +356,7 @@ int ulsm_lsm_switch_module(struct ulsm_hook_set *set, const char *name,
 	int ret = ulsm_lsm_plan_begin(&plan, set);
 
 	for (size_t i = 0; !ret && i < plan.n; i++)
-		if (owned_by(&set->table[i], name))
+		if (ulsm_lsm_slot_owned_by(&set->table[i], name))
 			plan.on[i] = on;
 	if (!ret)
 		ret = plan_apply(&plan);

@@ -112,6 +112,25 @@ struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st)
 	return NULL;
 }
 
+bool ulsm_lsm_slot_owned_by(const struct lsm_static_call *s,
+			    const char *name)
+{
+	return s->hl && s->hl->lsmid && !strcmp(s->hl->lsmid->name, name);
+}
+
+bool ulsm_lsm_module_owns(const struct ulsm_hook_set *set,
+			  const struct lsm_info *m, bool on)
+{
+	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
+		const struct lsm_static_call *s = &set->table[i];
+
+		if (ulsm_lsm_slot_owned_by(s, m->name) &&
+		    (!on || static_key_enabled(&s->active->key)))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Whether active module @m was toggled off (ulsm_lsm_toggle): it owns
  * slots, and none of them is on. A module without a hook is never off.
@@ -119,16 +138,6 @@ struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st)
 bool ulsm_lsm_module_toggled_off(const struct ulsm_hook_set *set,
 				 const struct lsm_info *m)
 {
-	bool owns = false;
-
-	for (size_t i = 0; i < set->nhooks * set->slots; i++) {
-		const struct lsm_static_call *s = &set->table[i];
-
-		if (!s->hl || !s->hl->lsmid || strcmp(s->hl->lsmid->name, m->name))
-			continue;
-		if (static_key_enabled(&s->active->key))
-			return false;
-		owns = true;
-	}
-	return owns;
+	return ulsm_lsm_module_owns(set, m, false) &&
+	       !ulsm_lsm_module_owns(set, m, true);
 }
