@@ -122,6 +122,8 @@ void ulsm_config_parse(struct ulsm_config *c, bool *debugging,
  * and ignores.
  */
 int ulsm_env_flag(const char *v);
+/* Switch @name read from the environment: 1 on, 0 off or reported. */
+bool ulsm_env_switch(const char *name);
 
 /* --- statistics (src/base/config.c) ------------------------------------ */
 

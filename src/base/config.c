@@ -107,3 +107,13 @@ int ulsm_env_flag(const char *v)
 		return 0;
 	return strcmp(v, "1") ? -EINVAL : 1;
 }
+
+bool ulsm_env_switch(const char *name)
+{
+	const char *v = getenv(name);
+	int on = ulsm_env_flag(v);
+
+	if (on < 0)
+		ulsm_report("%s=\"%.32s\" is neither 0 nor 1: ignored", name, v);
+	return on > 0;
+}

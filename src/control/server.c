@@ -384,16 +384,10 @@ ULSM_API void ulsm_control_stop(void)
 
 void ulsm_control_from_env(void)
 {
-	const char *v = getenv("ULSM_CONTROL");
-	int ret = ulsm_env_flag(v);
+	int ret;
 
-	if (!ret)
+	if (!ulsm_env_switch("ULSM_CONTROL"))
 		return;
-	if (ret < 0) {
-		ulsm_report("ULSM_CONTROL=\"%.32s\" is neither 0 nor 1: ignored",
-			    v);
-		return;
-	}
 	ret = ulsm_control_start();
 	if (ret)
 		ulsm_report("ULSM_CONTROL=1: %s", ulsm_last_error());

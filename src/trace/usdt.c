@@ -59,17 +59,11 @@ static void *watch(void *unused)
 
 void ulsm_trace_usdt_from_env(void)
 {
-	const char *v = getenv("ULSM_USDT");
 	pthread_t t;
-	int ret = ulsm_env_flag(v);
+	int ret;
 
-	if (!ret)
+	if (!ulsm_env_switch("ULSM_USDT"))
 		return;
-	if (ret < 0) {
-		ulsm_report("ULSM_USDT=\"%.32s\" is neither 0 nor 1: ignored",
-			    v);
-		return;
-	}
 	ret = ulsm_thread_start(&t, true, watch, NULL, "ulsm-usdt");
 	if (ret)
 		ulsm_report("ULSM_USDT=1: cannot start its thread: %s",
