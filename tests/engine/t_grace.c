@@ -79,6 +79,30 @@ static const char *writer_waits(void)
 				 "reader was still inside";
 }
 
+/*
+ * waits_for - a grace period waits for @reader, a thread that goes inside
+ * a section (stay_inside), writer_waits() checking
+ * @reader_err: the reader's own verdict, read once it has ended (NULL: none)
+ * @after: where not NULL, a grace period after the reader must then
+ *	return 0, and this says it did not
+ * Return: NULL, or the first of these that went wrong.
+ */
+static const char *waits_for(void *(*reader)(void *),
+			     const char *const *reader_err, const char *after)
+{
+	const char *err;
+	pthread_t t;
+
+	pthread_create(&t, NULL, reader, NULL);
+	err = writer_waits();
+	pthread_join(t, NULL);
+	if (!err && reader_err)
+		err = *reader_err;
+	if (!err && after && ulsm_synchronize())
+		err = after;
+	return err;
+}
+
 struct grace_case {
 	const char *(*fn)(void);
 };
@@ -155,9 +179,7 @@ static const char *no_key_case(void)
 	ulsm_read_unlock();
 	if (ulsm_synchronize())
 		return "a grace period after the section failed";
-	pthread_create(&t, NULL, sleeper, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
+	err = waits_for(sleeper, NULL, NULL);
 	if (err)
 		return err;
 	if (!strstr(log_seen, "pthread_key_create"))
@@ -165,9 +187,7 @@ static const char *no_key_case(void)
 	/* A key free again: the next thread gets a record of its own. */
 	pthread_key_delete(keys[--n]);
 	entered = left = 0;
-	pthread_create(&t, NULL, sleeper, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
+	err = waits_for(sleeper, NULL, NULL);
 	if (err)
 		return err;
 	pthread_create(&t, NULL, has_record, NULL);
@@ -210,18 +230,9 @@ static void *late_reader(void *arg)
 /* A section in a destructor that runs after the library's own. */
 static const char *late_destructor_case(void)
 {
-	const char *err;
-	pthread_t t;
-
 	pthread_key_create(&late_key, late_destructor);
-	pthread_create(&t, NULL, late_reader, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
-	if (!err)
-		err = late_err;
-	if (!err && ulsm_synchronize())
-		err = "a grace period after the thread's exit failed";
-	return err;
+	return waits_for(late_reader, &late_err,
+			 "a grace period after the thread's exit failed");
 }
 
 static void *exits_inside(void *arg)
@@ -284,17 +295,8 @@ static void *deep_reader(void *arg)
 /* Sections nested 65,536 deep (a 16-bit depth overflows there). */
 static const char *deep_case(void)
 {
-	const char *err;
-	pthread_t t;
-
-	pthread_create(&t, NULL, deep_reader, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
-	if (!err)
-		err = deep_err;
-	if (!err && ulsm_synchronize())
-		err = "a grace period after the sections failed";
-	return err;
+	return waits_for(deep_reader, &deep_err,
+			 "a grace period after the sections failed");
 }
 
 static const char *limit_err;
@@ -332,20 +334,10 @@ static void *limit_reader(void *arg)
 /* Sections beyond the counter's limit (its depth set there by hand). */
 static const char *limit_case(void)
 {
-	const char *err;
-	pthread_t t;
-
-	pthread_create(&t, NULL, limit_reader, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
-	if (!err)
-		err = limit_err;
-	if (!err && ulsm_synchronize())
-		err = "a grace period after the sections failed";
-	return err;
+	return waits_for(limit_reader, &limit_err,
+			 "a grace period after the sections failed");
 }
 
-static volatile int fallback_fail;
 static const char *fallback_err;
 static pthread_key_t deep_key;
 
@@ -391,7 +383,9 @@ static void *fallback_reader(void *arg)
 	ulsm_fault.fail_to = 0;
 	__atomic_store_n(&ulsm_fault.fail_from, 1, __ATOMIC_SEQ_CST);
 	ulsm_read_lock();
-	fallback_fail = (int)ulsm_fault.failed + (ulsm__grace_me.fast ? 0 : 10);
+	if (ulsm_fault.failed || !ulsm__grace_me.fast)
+		fallback_err = "the first section allocated, or did not count "
+			       "in the thread's own counter";
 	ulsm_read_unlock();
 	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
 	pthread_setspecific(deep_key, (void *)1);
@@ -405,21 +399,9 @@ static void *fallback_reader(void *arg)
  */
 static const char *fallback_case(void)
 {
-	const char *err;
-	pthread_t t;
-
 	pthread_key_create(&deep_key, deep_destructor);
-	pthread_create(&t, NULL, fallback_reader, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
-	if (fallback_fail)
-		return "the first section allocated, or did not count in "
-		       "the thread's own counter";
-	if (!err)
-		err = fallback_err;
-	if (!err && ulsm_synchronize())
-		err = "a grace period after the thread's exit failed";
-	return err;
+	return waits_for(fallback_reader, &fallback_err,
+			 "a grace period after the thread's exit failed");
 }
 
 static void *unbalanced_reader(void *arg)
@@ -443,9 +425,7 @@ static const char *unbalanced_case(void)
 	pthread_join(t, NULL);
 	if (ulsm_synchronize())
 		return "a grace period after the unlocks failed";
-	pthread_create(&t, NULL, sleeper, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
+	err = waits_for(sleeper, NULL, NULL);
 	if (!err && !strstr(log_seen, "outside any read-side section"))
 		err = "the unlock was not reported";
 	return err;
