@@ -310,14 +310,37 @@ static long long run_h0(struct td_rng *r, int quiet)
 	return 0;
 }
 
-static long long run_h1(struct td_rng *r, int quiet)
+/*
+ * Hooks of one prototype share a runner: h1 and the optional hook oa take
+ * (int), h10 and ob (apr_off_t, int); @name is the hook's, @run its run
+ * function.
+ */
+static long long run_int(struct td_rng *r, int quiet, const char *name,
+			 int (*run)(int))
 {
 	int a = (int)td_int(r), rv;
 
-	SAY("run h1(%d):", a);
-	rv = td_run_h1(a);
+	SAY("run %s(%d):", name, a);
+	rv = run(a);
 	SAY(" -> %d\n", rv);
 	return rv;
+}
+
+static long long run_off(struct td_rng *r, int quiet, const char *name,
+			 apr_off_t (*run)(apr_off_t, int))
+{
+	apr_off_t off = (apr_off_t)td_int(r), rv;
+	int w = (int)td_int(r);
+
+	SAY("run %s(%lld,%d):", name, (long long)off, w);
+	rv = run(off, w);
+	SAY(" -> %lld\n", (long long)rv);
+	return rv;
+}
+
+static long long run_h1(struct td_rng *r, int quiet)
+{
+	return run_int(r, quiet, "h1", td_run_h1);
 }
 
 static long long run_h2(struct td_rng *r, int quiet)
@@ -429,13 +452,7 @@ static long long run_h9(struct td_rng *r, int quiet)
 
 static long long run_h10(struct td_rng *r, int quiet)
 {
-	apr_off_t off = (apr_off_t)td_int(r), rv;
-	int w = (int)td_int(r);
-
-	SAY("run h10(%lld,%d):", (long long)off, w);
-	rv = td_run_h10(off, w);
-	SAY(" -> %lld\n", (long long)rv);
-	return rv;
+	return run_off(r, quiet, "h10", td_run_h10);
 }
 
 static long long run_h11(struct td_rng *r, int quiet)
@@ -474,23 +491,12 @@ static long long run_h13(struct td_rng *r, int quiet)
 
 static long long run_oa(struct td_rng *r, int quiet)
 {
-	int a = (int)td_int(r), rv;
-
-	SAY("run oa(%d):", a);
-	rv = td_run_oa(a);
-	SAY(" -> %d\n", rv);
-	return rv;
+	return run_int(r, quiet, "oa", td_run_oa);
 }
 
 static long long run_ob(struct td_rng *r, int quiet)
 {
-	apr_off_t off = (apr_off_t)td_int(r), rv;
-	int w = (int)td_int(r);
-
-	SAY("run ob(%lld,%d):", (long long)off, w);
-	rv = td_run_ob(off, w);
-	SAY(" -> %lld\n", (long long)rv);
-	return rv;
+	return run_off(r, quiet, "ob", td_run_ob);
 }
 
 /* --- the places hooks live in ------------------------------------------- */
