@@ -196,12 +196,12 @@ static const char *no_key_case(void)
 }
 
 static pthread_key_t late_key;
-static const char *late_err;
+static void (*late_section)(void);	/* what late_destructor() runs */
 
 /*
  * The destructor of a key of the program's. It sets its key again on its
  * first call, so that its second one comes in the next round, after the
- * library's destructor has run in the first.
+ * library's destructor has run in the first: then it runs late_section.
  */
 static void late_destructor(void *arg)
 {
@@ -209,6 +209,27 @@ static void late_destructor(void *arg)
 		pthread_setspecific(late_key, (void *)2);
 		return;
 	}
+	late_section();
+}
+
+/*
+ * late_case - @section in a destructor that runs after the library's own
+ * (late_destructor()), in the thread of @reader, which sets late_key to 1
+ * before it ends; checked as waits_for() checks, with @section_err
+ */
+static const char *late_case(void (*section)(void), void *(*reader)(void *),
+			     const char *const *section_err)
+{
+	late_section = section;
+	pthread_key_create(&late_key, late_destructor);
+	return waits_for(reader, section_err,
+			 "a grace period after the thread's exit failed");
+}
+
+static const char *late_err;
+
+static void late_inside(void)
+{
 	ulsm_read_lock();
 	if (!ulsm_read_inside())
 		late_err = "not inside";
@@ -230,9 +251,7 @@ static void *late_reader(void *arg)
 /* A section in a destructor that runs after the library's own. */
 static const char *late_destructor_case(void)
 {
-	pthread_key_create(&late_key, late_destructor);
-	return waits_for(late_reader, &late_err,
-			 "a grace period after the thread's exit failed");
+	return late_case(late_inside, late_reader, &late_err);
 }
 
 static void *exits_inside(void *arg)
@@ -339,22 +358,17 @@ static const char *limit_case(void)
 }
 
 static const char *fallback_err;
-static pthread_key_t deep_key;
 
 #define SHARED_DEEP	300	/* more than a thread may count in the shared
 				   record; the rest in its own state */
 
 /*
- * A destructor that runs after the library's (late_destructor's trick):
- * the thread's counter is off the list, so its sections count in the
- * shared record, SHARED_DEEP deep.
+ * In a destructor that runs after the library's (late_case()): the
+ * thread's counter is off the list, so its sections count in the shared
+ * record, SHARED_DEEP deep.
  */
-static void deep_destructor(void *arg)
+static void deep_sections(void)
 {
-	if (arg == (void *)1) {
-		pthread_setspecific(deep_key, (void *)2);
-		return;
-	}
 	for (int i = 0; i < SHARED_DEEP; i++)
 		ulsm_read_lock();
 	if (ulsm__grace_me.fast)
@@ -388,7 +402,7 @@ static void *fallback_reader(void *arg)
 			       "in the thread's own counter";
 	ulsm_read_unlock();
 	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
-	pthread_setspecific(deep_key, (void *)1);
+	pthread_setspecific(late_key, (void *)1);
 	return NULL;
 }
 
@@ -399,9 +413,7 @@ static void *fallback_reader(void *arg)
  */
 static const char *fallback_case(void)
 {
-	pthread_key_create(&deep_key, deep_destructor);
-	return waits_for(fallback_reader, &fallback_err,
-			 "a grace period after the thread's exit failed");
+	return late_case(deep_sections, fallback_reader, &fallback_err);
 }
 
 static void *unbalanced_reader(void *arg)
