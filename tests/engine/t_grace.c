@@ -196,6 +196,7 @@ static const char *no_key_case(void)
 }
 
 static pthread_key_t late_key;
+static void (*late_first)(void);	/* what late_thread() runs */
 static void (*late_section)(void);	/* what late_destructor() runs */
 
 /*
@@ -212,17 +213,27 @@ static void late_destructor(void *arg)
 	late_section();
 }
 
+/* A thread that runs late_first, then sets late_key for its exit. */
+static void *late_thread(void *arg)
+{
+	(void)arg;
+	late_first();
+	pthread_setspecific(late_key, (void *)1);
+	return NULL;
+}
+
 /*
- * late_case - @section in a destructor that runs after the library's own
- * (late_destructor()), in the thread of @reader, which sets late_key to 1
- * before it ends; checked as waits_for() checks, with @section_err
+ * late_case - a thread that runs @first, then, in a destructor that runs
+ * after the library's own (late_destructor()), @section; checked as
+ * waits_for() checks, with @section_err
  */
-static const char *late_case(void (*section)(void), void *(*reader)(void *),
+static const char *late_case(void (*first)(void), void (*section)(void),
 			     const char *const *section_err)
 {
+	late_first = first;
 	late_section = section;
 	pthread_key_create(&late_key, late_destructor);
-	return waits_for(reader, section_err,
+	return waits_for(late_thread, section_err,
 			 "a grace period after the thread's exit failed");
 }
 
@@ -239,19 +250,16 @@ static void late_inside(void)
 		late_err = "still inside after the unlock";
 }
 
-static void *late_reader(void *arg)
+static void late_reader(void)
 {
-	(void)arg;
 	ulsm_read_lock();
 	ulsm_read_unlock();
-	pthread_setspecific(late_key, (void *)1);
-	return NULL;
 }
 
 /* A section in a destructor that runs after the library's own. */
 static const char *late_destructor_case(void)
 {
-	return late_case(late_inside, late_reader, &late_err);
+	return late_case(late_reader, late_inside, &late_err);
 }
 
 static void *exits_inside(void *arg)
@@ -383,9 +391,8 @@ static void deep_sections(void)
 		fallback_err = "still inside after the last unlock";
 }
 
-static void *fallback_reader(void *arg)
+static void fallback_reader(void)
 {
-	(void)arg;
 	/*
 	 * Every allocation of this thread fails: its first section needs
 	 * none (its counter is in its TLS).
@@ -402,8 +409,6 @@ static void *fallback_reader(void *arg)
 			       "in the thread's own counter";
 	ulsm_read_unlock();
 	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
-	pthread_setspecific(late_key, (void *)1);
-	return NULL;
 }
 
 /*
@@ -413,7 +418,7 @@ static void *fallback_reader(void *arg)
  */
 static const char *fallback_case(void)
 {
-	return late_case(deep_sections, fallback_reader, &fallback_err);
+	return late_case(fallback_reader, deep_sections, &fallback_err);
 }
 
 static void *unbalanced_reader(void *arg)
