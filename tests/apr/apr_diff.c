@@ -310,14 +310,37 @@ static long long run_h0(struct td_rng *r, int quiet)
 	return 0;
 }
 
-static long long run_h1(struct td_rng *r, int quiet)
+/*
+ * Hooks of one prototype share a runner: h1 and the optional hook oa take
+ * (int), h10 and ob (apr_off_t, int); @name is the hook's, @run its run
+ * function.
+ */
+static long long run_int(struct td_rng *r, int quiet, const char *name,
+			 int (*run)(int))
 {
 	int a = (int)td_int(r), rv;
 
-	SAY("run h1(%d):", a);
-	rv = td_run_h1(a);
+	SAY("run %s(%d):", name, a);
+	rv = run(a);
 	SAY(" -> %d\n", rv);
 	return rv;
+}
+
+static long long run_off(struct td_rng *r, int quiet, const char *name,
+			 apr_off_t (*run)(apr_off_t, int))
+{
+	apr_off_t off = (apr_off_t)td_int(r), rv;
+	int w = (int)td_int(r);
+
+	SAY("run %s(%lld,%d):", name, (long long)off, w);
+	rv = run(off, w);
+	SAY(" -> %lld\n", (long long)rv);
+	return rv;
+}
+
+static long long run_h1(struct td_rng *r, int quiet)
+{
+	return run_int(r, quiet, "h1", td_run_h1);
 }
 
 static long long run_h2(struct td_rng *r, int quiet)
@@ -429,13 +452,7 @@ static long long run_h9(struct td_rng *r, int quiet)
 
 static long long run_h10(struct td_rng *r, int quiet)
 {
-	apr_off_t off = (apr_off_t)td_int(r), rv;
-	int w = (int)td_int(r);
-
-	SAY("run h10(%lld,%d):", (long long)off, w);
-	rv = td_run_h10(off, w);
-	SAY(" -> %lld\n", (long long)rv);
-	return rv;
+	return run_off(r, quiet, "h10", td_run_h10);
 }
 
 static long long run_h11(struct td_rng *r, int quiet)
@@ -474,23 +491,12 @@ static long long run_h13(struct td_rng *r, int quiet)
 
 static long long run_oa(struct td_rng *r, int quiet)
 {
-	int a = (int)td_int(r), rv;
-
-	SAY("run oa(%d):", a);
-	rv = td_run_oa(a);
-	SAY(" -> %d\n", rv);
-	return rv;
+	return run_int(r, quiet, "oa", td_run_oa);
 }
 
 static long long run_ob(struct td_rng *r, int quiet)
 {
-	apr_off_t off = (apr_off_t)td_int(r), rv;
-	int w = (int)td_int(r);
-
-	SAY("run ob(%lld,%d):", (long long)off, w);
-	rv = td_run_ob(off, w);
-	SAY(" -> %lld\n", (long long)rv);
-	return rv;
+	return run_off(r, quiet, "ob", td_run_ob);
 }
 
 /* --- the places hooks live in ------------------------------------------- */
@@ -947,11 +953,26 @@ int td_rnd(struct td_rng *r, int n)
 	return (int)(td_next(r) % (unsigned)n);
 }
 
+static void op_dump_step(struct td_rng *r)
+{
+	(void)r;
+	op_dump();
+}
+
+/* The operations drawn at each step, each with its weight. */
+static const struct td_op {
+	int weight;
+	void (*fn)(struct td_rng *r);
+} td_ops[] = {
+	{ 5, op_register }, { 4, op_sort }, { 4, op_run }, { 1, op_dump_step },
+	{ 1, op_deregister }, { 1, op_deregister_twice }, { 1, op_threads },
+	{ 1, op_optfn_register }, { 2, op_debug }, { 1, op_mutate },
+};
+#define NOPS	((int)(sizeof td_ops / sizeof td_ops[0]))
+
 int main(int argc, char **argv)
 {
-	/* Weights of the operations drawn at each step. */
-	enum { REG = 5, SORT = 4, RUN = 4, DUMP = 1, DEREG = 1, DEREG2 = 1,
-	       THREADS = 1, OPTFN = 1, DEBUG = 2, MUTATE = 1 };
+	int total = 0;
 	struct td_rng r;
 	apr_pool_t *pool;
 	char *end;
@@ -980,30 +1001,14 @@ int main(int argc, char **argv)
 		apr_hook_deregister_all();
 		op_optfn_print();
 	}
+	for (int i = 0; i < NOPS; i++)
+		total += td_ops[i].weight;
 	for (int step = 0; step < 24; step++) {
-		int x = td_rnd(&r, REG + SORT + RUN + DUMP + DEREG + DEREG2 +
-				   THREADS + OPTFN + DEBUG + MUTATE);
+		int x = td_rnd(&r, total), i = 0;
 
-		if ((x -= REG) < 0)
-			op_register(&r);
-		else if ((x -= SORT) < 0)
-			op_sort(&r);
-		else if ((x -= RUN) < 0)
-			op_run(&r);
-		else if ((x -= DUMP) < 0)
-			op_dump();
-		else if ((x -= DEREG) < 0)
-			op_deregister(&r);
-		else if ((x -= DEREG2) < 0)
-			op_deregister_twice(&r);
-		else if ((x -= THREADS) < 0)
-			op_threads(&r);
-		else if ((x -= OPTFN) < 0)
-			op_optfn_register(&r);
-		else if ((x -= DEBUG) < 0)
-			op_debug(&r);
-		else
-			op_mutate(&r);
+		while ((x -= td_ops[i].weight) >= 0)
+			i++;
+		td_ops[i].fn(&r);
 	}
 	puts("end");
 	op_sort(&r);

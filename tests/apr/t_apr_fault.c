@@ -71,48 +71,18 @@ static void logc(char c)
 	}
 }
 
-static __attribute__((noinline)) int f_decline(int x)
-{
-	(void)x;
-	logc('d');
-	return -1;
-}
-
-static __attribute__((noinline)) int f_plus1(int x)
-{
-	logc('p');
-	return x + 1;
-}
-
-static __attribute__((noinline)) int f_times2(int x)
-{
-	logc('t');
-	return 2 * x;
-}
+/* One a line, as a table: a letter logged, a result. */
+static __attribute__((noinline)) int f_decline(int x) { (void)x; logc('d'); return -1; }
+static __attribute__((noinline)) int f_plus1(int x) { logc('p'); return x + 1; }
+static __attribute__((noinline)) int f_times2(int x) { logc('t'); return 2 * x; }
 
 static __attribute__((noinline)) void n_a(int x) { (void)x; logc('a'); }
 static __attribute__((noinline)) void n_b(int x) { (void)x; logc('b'); }
 static __attribute__((noinline)) void n_c(int x) { (void)x; logc('c'); }
 
-static __attribute__((noinline)) int a_ok(int x)
-{
-	(void)x;
-	logc('o');
-	return 0;
-}
-
-static __attribute__((noinline)) int a_decline(int x)
-{
-	(void)x;
-	logc('x');
-	return -1;
-}
-
-static __attribute__((noinline)) int a_err(int x)
-{
-	logc('e');
-	return 7 + x;
-}
+static __attribute__((noinline)) int a_ok(int x) { (void)x; logc('o'); return 0; }
+static __attribute__((noinline)) int a_decline(int x) { (void)x; logc('x'); return -1; }
+static __attribute__((noinline)) int a_err(int x) { logc('e'); return 7 + x; }
 
 /* --- what the hooks are, and do ---------------------------------------- */
 
@@ -226,80 +196,80 @@ static const char *results_differ(const struct results *a,
 
 /* --- the changes ------------------------------------------------------- */
 
-enum op { OP_FIRST_REG, OP_ONE_TO_TWO, OP_GROW, OP_ALL_GROW, OP_SORT,
-	  OP_DEREG, OP_N };
-
-static const char *const op_name[OP_N] = {
-	"a hook's first registration (its array made)",
-	"RUN_FIRST from one function to two",
-	"VOID from two functions to three",
-	"RUN_ALL from one function to two",
-	"a sort of every hook (apr_hook_sort_all)",
-	"a deregistration of every hook (apr_hook_deregister_all)",
+/*
+ * A registration: one function on one of the hooks (the other two NULL),
+ * at @order. A list of them ends with an entry of no function.
+ */
+struct reg {
+	int (*first)(int);
+	void (*note)(int);
+	int (*all)(int);
+	int order;
 };
 
+static void register_all(const struct reg *r)
+{
+	for (; r && (r->first || r->note || r->all); r++) {
+		if (r->first)
+			fa_hook_first(r->first, NULL, NULL, r->order);
+		else if (r->note)
+			fa_hook_note(r->note, NULL, NULL, r->order);
+		else
+			fa_hook_all(r->all, NULL, NULL, r->order);
+	}
+}
+
+/* Registered out of order: the sort reorders first's. */
+static const struct reg out_of_order[] = {
+	{ .first = f_plus1, .order = APR_HOOK_MIDDLE },
+	{ .first = f_times2, .order = APR_HOOK_FIRST },
+	{ .note = n_a, .order = APR_HOOK_FIRST },
+	{ .note = n_c, .order = APR_HOOK_LAST },
+	{ .all = a_decline, .order = APR_HOOK_FIRST },
+	{ .all = a_err, .order = APR_HOOK_MIDDLE },
+	{ 0 }
+};
+
+#define REGS(...)	((const struct reg[]){ __VA_ARGS__, { 0 } })
+
 /*
- * Whether the change replaces the array, so that a hook left as it was
- * walks the new one (the results of the fault-free run); else it grew in
- * place and a hook left as it was calls what it called before.
+ * A change: what is registered before it (@setup), then the change, which
+ * registers @add or calls @call (the drop-in's: the header's macros).
+ * @replaces: whether the change replaces the array, so that a hook left
+ * as it was walks the new one (the results of the fault-free run); else
+ * it grew in place and a hook left as it was calls what it called before.
  */
-static bool replaces(enum op op)
-{
-	return op == OP_FIRST_REG || op == OP_SORT || op == OP_DEREG;
-}
+static const struct change {
+	const char *name;
+	const struct reg *setup, *add;
+	void (*call)(void);
+	bool replaces;
+} changes[] = {
+	{ "a hook's first registration (its array made)", NULL,
+	  REGS({ .first = f_plus1, .order = APR_HOOK_MIDDLE }), NULL, true },
+	{ "RUN_FIRST from one function to two",
+	  REGS({ .first = f_decline, .order = APR_HOOK_FIRST }),
+	  REGS({ .first = f_plus1, .order = APR_HOOK_MIDDLE }), NULL, false },
+	{ "VOID from two functions to three",
+	  REGS({ .note = n_a, .order = APR_HOOK_FIRST },
+	       { .note = n_b, .order = APR_HOOK_MIDDLE }),
+	  REGS({ .note = n_c, .order = APR_HOOK_LAST }), NULL, false },
+	{ "RUN_ALL from one function to two",
+	  REGS({ .all = a_ok, .order = APR_HOOK_FIRST }),
+	  REGS({ .all = a_err, .order = APR_HOOK_MIDDLE }), NULL, false },
+	{ "a sort of every hook (apr_hook_sort_all)", out_of_order, NULL,
+	  apr_hook_sort_all, true },
+	{ "a deregistration of every hook (apr_hook_deregister_all)",
+	  out_of_order, NULL, apr_hook_deregister_all, true },
+};
 
-static void setup(enum op op)
-{
-	switch (op) {
-	case OP_ONE_TO_TWO:
-		fa_hook_first(f_decline, NULL, NULL, APR_HOOK_FIRST);
-		break;
-	case OP_GROW:
-		fa_hook_note(n_a, NULL, NULL, APR_HOOK_FIRST);
-		fa_hook_note(n_b, NULL, NULL, APR_HOOK_MIDDLE);
-		break;
-	case OP_ALL_GROW:
-		fa_hook_all(a_ok, NULL, NULL, APR_HOOK_FIRST);
-		break;
-	case OP_SORT:
-	case OP_DEREG:
-		/* Registered out of order: the sort reorders first's. */
-		fa_hook_first(f_plus1, NULL, NULL, APR_HOOK_MIDDLE);
-		fa_hook_first(f_times2, NULL, NULL, APR_HOOK_FIRST);
-		fa_hook_note(n_a, NULL, NULL, APR_HOOK_FIRST);
-		fa_hook_note(n_c, NULL, NULL, APR_HOOK_LAST);
-		fa_hook_all(a_decline, NULL, NULL, APR_HOOK_FIRST);
-		fa_hook_all(a_err, NULL, NULL, APR_HOOK_MIDDLE);
-		break;
-	default:
-		break;
-	}
-}
+#define NCHANGES	((int)(sizeof(changes) / sizeof(changes[0])))
 
-static void run(enum op op)
+static void run(const struct change *c)
 {
-	switch (op) {
-	case OP_FIRST_REG:
-		fa_hook_first(f_plus1, NULL, NULL, APR_HOOK_MIDDLE);
-		break;
-	case OP_ONE_TO_TWO:
-		fa_hook_first(f_plus1, NULL, NULL, APR_HOOK_MIDDLE);
-		break;
-	case OP_GROW:
-		fa_hook_note(n_c, NULL, NULL, APR_HOOK_LAST);
-		break;
-	case OP_ALL_GROW:
-		fa_hook_all(a_err, NULL, NULL, APR_HOOK_MIDDLE);
-		break;
-	case OP_SORT:
-		apr_hook_sort_all();	/* the drop-in's (the header's macro) */
-		break;
-	case OP_DEREG:
-		apr_hook_deregister_all();
-		break;
-	default:
-		break;
-	}
+	register_all(c->add);
+	if (c->call)
+		c->call();
 }
 
 /* --- one child --------------------------------------------------------- */
@@ -320,7 +290,7 @@ static const char *stderr_text(FILE *f)
 	return text;
 }
 
-static void child(enum op op, unsigned long n, int count_fd)
+static void child(const struct change *c, unsigned long n, int count_fd)
 {
 	FILE *err = tmpfile();
 	const char *why, *said;
@@ -329,13 +299,13 @@ static void child(enum op op, unsigned long n, int count_fd)
 		_exit(97);
 	if (!getenv("ULSM_DEBUG"))
 		ulsm_set_log(quiet, NULL);
-	setup(op);
+	register_all(c->setup);
 	take(&pre, true);
 	if (count_fd < 0 && (why = differs(&pre, &before, false)))
 		bad("the set-up differs from the counting run's: %s", why);
 
 	arm(n, 0, 0);		/* each kind's usual errno */
-	run(op);
+	run(c);
 	disarm();
 
 	if (count_fd >= 0) {
@@ -361,7 +331,7 @@ static void child(enum op op, unsigned long n, int count_fd)
 	if (!strstr(said, "could not be updated"))
 		bad("left as it was, and nothing says so on stderr");
 	take(&now, true);
-	if ((why = results_differ(&now.r, replaces(op) ? &after.r : &pre.r)))
+	if ((why = results_differ(&now.r, c->replaces ? &after.r : &pre.r)))
 		bad("left as it was, but %s", why);
 
 	/*
@@ -386,7 +356,7 @@ static void child(enum op op, unsigned long n, int count_fd)
 	_exit(REFUSED);
 }
 
-static void walk(enum op op, unsigned long stride)
+static void walk(const struct change *c, unsigned long stride)
 {
 	struct walk_tally t = { 0 };
 	int fd;
@@ -394,25 +364,25 @@ static void walk(enum op op, unsigned long stride)
 
 	pid = walk_count_fork(&fd);
 	if (!pid)
-		child(op, 0, fd);
+		child(c, 0, fd);
 	if (!walk_count_read(pid, fd, &before, &after, sizeof(after))) {
-		ok(0, "%s: the counting run", op_name[op]);
+		ok(0, "%s: the counting run", c->name);
 		return;
 	}
 	if (!results_differ(&before.r, &after.r))
-		diag("%s: the change does not change the results", op_name[op]);
+		diag("%s: the change does not change the results", c->name);
 
 	for (unsigned long n = 1; n <= ncalls; n += stride) {
 		if (walk_skip(n))
 			continue;
 		pid = walk_fork();
 		if (!pid)
-			child(op, n, -1);
+			child(c, n, -1);
 		if (!walk_tally(&t, wait_child(pid)))
-			printf("#   ^ %s, call %lu fails\n", op_name[op], n);
+			printf("#   ^ %s, call %lu fails\n", c->name, n);
 	}
 	ok(!t.wrong && ncalls && t.refused, "%s: %lu calls, %lu runs: %lu "
-	   "filled, %lu left as they were, %lu wrong", op_name[op], ncalls,
+	   "filled, %lu left as they were, %lu wrong", c->name, ncalls,
 	   t.tried, t.done, t.refused, t.wrong);
 }
 
@@ -433,8 +403,8 @@ int main(int argc, char **argv)
 	}
 	apr_hook_global_pool = pool;
 	diag("back end %s", ulsm_backend());
-	for (int op = 0; op < OP_N; op++)
-		walk((enum op)op, few ? 4 * stride : stride);
+	for (int i = 0; i < NCHANGES; i++)
+		walk(&changes[i], few ? 4 * stride : stride);
 	return done_testing();
 }
 

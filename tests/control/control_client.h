@@ -4,7 +4,9 @@
  * tests (t_control, t_control_fuzz): each test case runs in a child with
  * a socket directory of its own ($XDG_RUNTIME_DIR, a fresh temporary
  * directory), talks the protocol of docs/control.md through a blocking
- * socket with a receive timeout, and reads replies whole.
+ * socket with a receive timeout, and reads replies whole. Where the test
+ * is given TC_TRACE_TOOL (tests.mk), cc_trace_text() reads a recording
+ * with ulsm-trace.
  */
 #ifndef ULSM_TESTS_CONTROL_CLIENT_H
 #define ULSM_TESTS_CONTROL_CLIENT_H
@@ -258,6 +260,23 @@ static void cc_case(const char *name, int (*fn)(void))
 	if (!WIFEXITED(status))
 		diag("  killed by signal %d", WTERMSIG(status));
 }
+
+#ifdef TC_TRACE_TOOL
+/*
+ * ulsm-trace --text @file, to be read through the pipe and pclose()d; a
+ * cross-built tool runs under the emulator too ($ULSM_EMU). NULL: no pipe.
+ */
+__attribute__((unused))
+static FILE *cc_trace_text(const char *file)
+{
+	const char *emu = getenv("ULSM_EMU");
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "%s %s --text %s", emu ? emu : "",
+		 TC_TRACE_TOOL, file);
+	return popen(cmd, "r");
+}
+#endif
 
 /* Sockets open in this process (the endpoint's are too: it runs here). */
 static __attribute__((unused)) int count_sockets(void)

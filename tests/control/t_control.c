@@ -24,6 +24,7 @@
 #include "tap.h"
 #include "child.h"
 #include "control_client.h"
+#include "control_tl.h"
 #include "test_lsm.h"
 
 DEFINE_STATIC_SWITCH(tc_verbose, "a test switch");
@@ -333,14 +334,9 @@ static int toggle_allowed(void)
 	pid_t me = getpid();
 	char *p, msg[600];
 
-	check(ulsm_lsm_allow_toggle(&tl_hook_set) == 0 &&
-	      ulsm_lsm_seal(&tl_hook_set) == 0, "toggle allowed, sealed");
+	tl_seal_toggleable();
 	check(ulsm_control_start() == 0, "start");
-	check(cc_once(me, "toggle tl beta off\n", &p, msg, sizeof(msg)) == 0,
-	      "toggle beta off (%s)", msg);
-	check(p && strstr(p, "\"name\":\"beta\"") && strstr(p, "\"on\":false"),
-	      "the reply: beta off (%s)", p ? p : "");
-	free(p);
+	tl_beta_off("the reply: beta off");
 	check(cc_once(me, "toggle tl beta on\n", &p, msg, sizeof(msg)) == 0 &&
 	      p && strstr(p, "\"on\":true"), "and on again");
 	free(p);
@@ -389,15 +385,10 @@ static int switch_fails(void)
 
 static long count_lines(const char *file, const char *what)
 {
-	const char *emu = getenv("ULSM_EMU");
-	char cmd[700], line[512];
+	FILE *p = cc_trace_text(file);
+	char line[512];
 	long n = 0;
-	FILE *p;
 
-	/* A cross-built tool runs under the emulator too. */
-	snprintf(cmd, sizeof(cmd), "%s %s --text %s", emu ? emu : "",
-		 TC_TRACE_TOOL, file);
-	p = popen(cmd, "r");
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p))
@@ -623,11 +614,7 @@ int main(int argc, char **argv)
 		snprintf(cc_xdg, sizeof(cc_xdg), "%s", x ? x : "");
 		return child_env();
 	}
-	unsetenv("ULSM_CONTROL");
-	setenv("ULSM_CONTROL_TIMEOUT_MS", "2000", 1);
-	tl_defaults();
-	if (ulsm_lsm_init(&tl_hook_set, "alpha,beta"))
-		skip_all("the test hook set does not initialise");
+	tl_endpoint_init("2000");
 
 	cc_case("start, stop: a 0600 socket in a 0700 directory", start_stop);
 	cc_case("a symbolic link for the directory is refused", refuse_symlink);

@@ -26,6 +26,7 @@
 #include "tap.h"
 #include "child.h"
 #include "control_client.h"
+#include "control_tl.h"
 #include "test_lsm.h"
 
 DECLARE_TRACEPOINT(door_event, TP_PROTO(int i, long v), TP_ARGS(i, v));
@@ -258,14 +259,10 @@ static int out_of_descriptors(void)
 /* ulsm-trace's summary of @file: events and lost, summed over threads. */
 static int trace_counts(const char *file, long *events, long *lost)
 {
-	const char *emu = getenv("ULSM_EMU");
-	char cmd[700], line[512];
-	FILE *p;
+	FILE *p = cc_trace_text(file);
+	char line[512];
 
 	*events = *lost = 0;
-	snprintf(cmd, sizeof(cmd), "%s %s --text %s", emu ? emu : "",
-		 TC_TRACE_TOOL, file);
-	p = popen(cmd, "r");
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p)) {
@@ -335,20 +332,12 @@ static void toggle_back(enum ulsm_control_point p)
 
 static int toggle_reply(void)
 {
-	pid_t me = getpid();
-	char *p, msg[600];
-
-	check(ulsm_lsm_allow_toggle(&tl_hook_set) == 0 &&
-	      ulsm_lsm_seal(&tl_hook_set) == 0, "toggle allowed, sealed");
+	tl_seal_toggleable();
 	check(ulsm_control_start() == 0, "start");
 	__atomic_store_n(&ulsm_control_test_point, toggle_back,
 			 __ATOMIC_RELEASE);
-	check(cc_once(me, "toggle tl beta off\n", &p, msg, sizeof(msg)) == 0,
-	      "toggle beta off (%s)", msg);
-	check(p && strstr(p, "\"name\":\"beta\"") && strstr(p, "\"on\":false"),
-	      "the reply says off, what the toggle did, though beta was "
-	      "turned on again before the reply (%s)", p ? p : "");
-	free(p);
+	tl_beta_off("the reply says off, what the toggle did, though beta "
+		    "was turned on again before the reply");
 	__atomic_store_n(&ulsm_control_test_point, NULL, __ATOMIC_RELEASE);
 	ulsm_control_stop();
 	return failures;
@@ -356,12 +345,8 @@ static int toggle_reply(void)
 
 int main(void)
 {
-	unsetenv("ULSM_CONTROL");
-	setenv("ULSM_CONTROL_TIMEOUT_MS", "5000", 1);
 	setenv("ULSM_TRACE_BUF", "65536", 1);
-	tl_defaults();
-	if (ulsm_lsm_init(&tl_hook_set, "alpha,beta"))
-		skip_all("the test hook set does not initialise");
+	tl_endpoint_init("5000");
 
 	cc_case("requests in one write are all answered", pipelined);
 #ifdef UNDER_TSAN

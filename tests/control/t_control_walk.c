@@ -27,6 +27,7 @@
 #include "tap.h"
 #include "child.h"
 #include "control_client.h"
+#include "control_tl.h"
 #include "test_lsm.h"
 
 DEFINE_STATIC_SWITCH(walk_switch, "the walk's switch");
@@ -301,8 +302,7 @@ static int walk(unsigned long stride, unsigned long run)
 	int fds0 = count_fds();
 	pthread_t t;
 
-	check(ulsm_lsm_allow_toggle(&tl_hook_set) == 0 &&
-	      ulsm_lsm_seal(&tl_hook_set) == 0, "toggle allowed, sealed");
+	tl_seal_toggleable();
 	pthread_create(&t, NULL, dispatcher, NULL);
 	/* The reference: how many calls a session makes. */
 	check(ulsm_control_start() == 0, "start");
@@ -393,11 +393,7 @@ int main(int argc, char **argv)
 		stride_arg = 1;
 	if (under_emulator() && stride_arg == 1)
 		stride_arg = 5;
-	unsetenv("ULSM_CONTROL");
-	setenv("ULSM_CONTROL_TIMEOUT_MS", "3000", 1);
-	tl_defaults();
-	if (ulsm_lsm_init(&tl_hook_set, "alpha,beta"))
-		skip_all("the test hook set does not initialise");
+	tl_endpoint_init("3000");
 #ifdef UNDER_TSAN
 	skip_all("the walk forks a multi-threaded process for each call: "
 		 "too slow under ThreadSanitizer (t_control_door races it)");

@@ -79,6 +79,30 @@ static const char *writer_waits(void)
 				 "reader was still inside";
 }
 
+/*
+ * waits_for - a grace period waits for @reader, a thread that goes inside
+ * a section (stay_inside), writer_waits() checking
+ * @reader_err: the reader's own verdict, read once it has ended (NULL: none)
+ * @after: where not NULL, a grace period after the reader must then
+ *	return 0, and this says it did not
+ * Return: NULL, or the first of these that went wrong.
+ */
+static const char *waits_for(void *(*reader)(void *),
+			     const char *const *reader_err, const char *after)
+{
+	const char *err;
+	pthread_t t;
+
+	pthread_create(&t, NULL, reader, NULL);
+	err = writer_waits();
+	pthread_join(t, NULL);
+	if (!err && reader_err)
+		err = *reader_err;
+	if (!err && after && ulsm_synchronize())
+		err = after;
+	return err;
+}
+
 struct grace_case {
 	const char *(*fn)(void);
 };
@@ -155,9 +179,7 @@ static const char *no_key_case(void)
 	ulsm_read_unlock();
 	if (ulsm_synchronize())
 		return "a grace period after the section failed";
-	pthread_create(&t, NULL, sleeper, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
+	err = waits_for(sleeper, NULL, NULL);
 	if (err)
 		return err;
 	if (!strstr(log_seen, "pthread_key_create"))
@@ -165,9 +187,7 @@ static const char *no_key_case(void)
 	/* A key free again: the next thread gets a record of its own. */
 	pthread_key_delete(keys[--n]);
 	entered = left = 0;
-	pthread_create(&t, NULL, sleeper, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
+	err = waits_for(sleeper, NULL, NULL);
 	if (err)
 		return err;
 	pthread_create(&t, NULL, has_record, NULL);
@@ -176,12 +196,13 @@ static const char *no_key_case(void)
 }
 
 static pthread_key_t late_key;
-static const char *late_err;
+static void (*late_first)(void);	/* what late_thread() runs */
+static void (*late_section)(void);	/* what late_destructor() runs */
 
 /*
  * The destructor of a key of the program's. It sets its key again on its
  * first call, so that its second one comes in the next round, after the
- * library's destructor has run in the first.
+ * library's destructor has run in the first: then it runs late_section.
  */
 static void late_destructor(void *arg)
 {
@@ -189,6 +210,37 @@ static void late_destructor(void *arg)
 		pthread_setspecific(late_key, (void *)2);
 		return;
 	}
+	late_section();
+}
+
+/* A thread that runs late_first, then sets late_key for its exit. */
+static void *late_thread(void *arg)
+{
+	(void)arg;
+	late_first();
+	pthread_setspecific(late_key, (void *)1);
+	return NULL;
+}
+
+/*
+ * late_case - a thread that runs @first, then, in a destructor that runs
+ * after the library's own (late_destructor()), @section; checked as
+ * waits_for() checks, with @section_err
+ */
+static const char *late_case(void (*first)(void), void (*section)(void),
+			     const char *const *section_err)
+{
+	late_first = first;
+	late_section = section;
+	pthread_key_create(&late_key, late_destructor);
+	return waits_for(late_thread, section_err,
+			 "a grace period after the thread's exit failed");
+}
+
+static const char *late_err;
+
+static void late_inside(void)
+{
 	ulsm_read_lock();
 	if (!ulsm_read_inside())
 		late_err = "not inside";
@@ -198,30 +250,16 @@ static void late_destructor(void *arg)
 		late_err = "still inside after the unlock";
 }
 
-static void *late_reader(void *arg)
+static void late_reader(void)
 {
-	(void)arg;
 	ulsm_read_lock();
 	ulsm_read_unlock();
-	pthread_setspecific(late_key, (void *)1);
-	return NULL;
 }
 
 /* A section in a destructor that runs after the library's own. */
 static const char *late_destructor_case(void)
 {
-	const char *err;
-	pthread_t t;
-
-	pthread_key_create(&late_key, late_destructor);
-	pthread_create(&t, NULL, late_reader, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
-	if (!err)
-		err = late_err;
-	if (!err && ulsm_synchronize())
-		err = "a grace period after the thread's exit failed";
-	return err;
+	return late_case(late_reader, late_inside, &late_err);
 }
 
 static void *exits_inside(void *arg)
@@ -284,17 +322,8 @@ static void *deep_reader(void *arg)
 /* Sections nested 65,536 deep (a 16-bit depth overflows there). */
 static const char *deep_case(void)
 {
-	const char *err;
-	pthread_t t;
-
-	pthread_create(&t, NULL, deep_reader, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
-	if (!err)
-		err = deep_err;
-	if (!err && ulsm_synchronize())
-		err = "a grace period after the sections failed";
-	return err;
+	return waits_for(deep_reader, &deep_err,
+			 "a grace period after the sections failed");
 }
 
 static const char *limit_err;
@@ -332,37 +361,22 @@ static void *limit_reader(void *arg)
 /* Sections beyond the counter's limit (its depth set there by hand). */
 static const char *limit_case(void)
 {
-	const char *err;
-	pthread_t t;
-
-	pthread_create(&t, NULL, limit_reader, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
-	if (!err)
-		err = limit_err;
-	if (!err && ulsm_synchronize())
-		err = "a grace period after the sections failed";
-	return err;
+	return waits_for(limit_reader, &limit_err,
+			 "a grace period after the sections failed");
 }
 
-static volatile int fallback_fail;
 static const char *fallback_err;
-static pthread_key_t deep_key;
 
 #define SHARED_DEEP	300	/* more than a thread may count in the shared
 				   record; the rest in its own state */
 
 /*
- * A destructor that runs after the library's (late_destructor's trick):
- * the thread's counter is off the list, so its sections count in the
- * shared record, SHARED_DEEP deep.
+ * In a destructor that runs after the library's (late_case()): the
+ * thread's counter is off the list, so its sections count in the shared
+ * record, SHARED_DEEP deep.
  */
-static void deep_destructor(void *arg)
+static void deep_sections(void)
 {
-	if (arg == (void *)1) {
-		pthread_setspecific(deep_key, (void *)2);
-		return;
-	}
 	for (int i = 0; i < SHARED_DEEP; i++)
 		ulsm_read_lock();
 	if (ulsm__grace_me.fast)
@@ -377,9 +391,8 @@ static void deep_destructor(void *arg)
 		fallback_err = "still inside after the last unlock";
 }
 
-static void *fallback_reader(void *arg)
+static void fallback_reader(void)
 {
-	(void)arg;
 	/*
 	 * Every allocation of this thread fails: its first section needs
 	 * none (its counter is in its TLS).
@@ -391,11 +404,11 @@ static void *fallback_reader(void *arg)
 	ulsm_fault.fail_to = 0;
 	__atomic_store_n(&ulsm_fault.fail_from, 1, __ATOMIC_SEQ_CST);
 	ulsm_read_lock();
-	fallback_fail = (int)ulsm_fault.failed + (ulsm__grace_me.fast ? 0 : 10);
+	if (ulsm_fault.failed || !ulsm__grace_me.fast)
+		fallback_err = "the first section allocated, or did not count "
+			       "in the thread's own counter";
 	ulsm_read_unlock();
 	__atomic_store_n(&ulsm_fault.fail_from, 0, __ATOMIC_SEQ_CST);
-	pthread_setspecific(deep_key, (void *)1);
-	return NULL;
 }
 
 /*
@@ -405,21 +418,7 @@ static void *fallback_reader(void *arg)
  */
 static const char *fallback_case(void)
 {
-	const char *err;
-	pthread_t t;
-
-	pthread_key_create(&deep_key, deep_destructor);
-	pthread_create(&t, NULL, fallback_reader, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
-	if (fallback_fail)
-		return "the first section allocated, or did not count in "
-		       "the thread's own counter";
-	if (!err)
-		err = fallback_err;
-	if (!err && ulsm_synchronize())
-		err = "a grace period after the thread's exit failed";
-	return err;
+	return late_case(fallback_reader, deep_sections, &fallback_err);
 }
 
 static void *unbalanced_reader(void *arg)
@@ -443,9 +442,7 @@ static const char *unbalanced_case(void)
 	pthread_join(t, NULL);
 	if (ulsm_synchronize())
 		return "a grace period after the unlocks failed";
-	pthread_create(&t, NULL, sleeper, NULL);
-	err = writer_waits();
-	pthread_join(t, NULL);
+	err = waits_for(sleeper, NULL, NULL);
 	if (!err && !strstr(log_seen, "outside any read-side section"))
 		err = "the unlock was not reported";
 	return err;

@@ -46,7 +46,7 @@
 #include <ulsm/ulsm.h>
 
 #include "captured.h"
-#include "sites.h"
+#include "key_sites.h"
 #include "runtime.h"
 #include "child.h"
 #include "tap.h"
@@ -98,15 +98,10 @@ __attribute__((noinline)) static int site_main(void)
 /* The bytes of hk's sites agree with its count, and so does the code. */
 static bool hk_consistent(void)
 {
-	uintptr_t s[4];
-	int br[4];
-	size_t n = find_sites(&hk, s, br, 4);
-	int on = static_key_count(&hk) > 0;
+	struct key_sites ks = { &hk, { site_a, site_b } };
 
-	for (size_t i = 0; i < n; i++)
-		if ((on ^ br[i]) ? !is_jump_site(s[i]) : !is_nop_site(s[i]))
-			return false;
-	return n == 2 && site_a() == on && site_b() == on;
+	return key_sites_find(&ks) == 2 &&
+	       key_sites_follow(&ks, static_key_count(&hk) > 0);
 }
 
 static double now_s(void)

@@ -18,7 +18,7 @@
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
 
-#include "sites.h"
+#include "key_sites.h"
 #include "tap.h"
 
 #ifdef ULSM_ARCH_GENERIC
@@ -33,14 +33,11 @@ DEFINE_STATIC_KEY_FALSE(rk);
 __attribute__((noinline)) static int r1(void) { return static_branch_unlikely(&rk); }
 __attribute__((noinline)) static int r2(void) { return static_branch_likely(&rk); }
 
-static uintptr_t sites[4];
-static int branch[4];
-static size_t nsites;
+static struct key_sites ks = { &rk, { r1, r2 } };
 
 static int unchanged(int on)
 {
-	return sites_follow(sites, branch, nsites, on) &&
-	       r1() == on && r2() == on && static_key_count(&rk) == on;
+	return key_sites_follow(&ks, on) && static_key_count(&rk) == on;
 }
 
 /* Every call of the kinds in @mask fails with @err from now on (0: none). */
@@ -57,8 +54,7 @@ static void refuse(unsigned int mask, int err)
 
 int main(void)
 {
-	nsites = find_sites(&rk, sites, branch, 4);
-	is_int(nsites, 2, "two sites of the key");
+	is_int(key_sites_find(&ks), 2, "two sites of the key");
 	ok(unchanged(0), "disabled: both sites as compiled");
 
 	/* Neither write method may write. */

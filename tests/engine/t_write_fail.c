@@ -17,7 +17,7 @@
 #include <ulsm/static_key.h>
 #include <ulsm/ulsm.h>
 
-#include "sites.h"
+#include "key_sites.h"
 #include "maps.h"
 #include "tap.h"
 
@@ -39,15 +39,12 @@ __attribute__((noinline)) static int s1(void) { return static_branch_unlikely(&w
 __attribute__((noinline)) static int s2(void) { return static_branch_likely(&wk); }
 __attribute__((noinline)) static int s3(void) { return static_branch_unlikely(&wk); }
 
-static uintptr_t sites[8];
-static int branch[8];
-static size_t nsites;
+static struct key_sites ks = { &wk, { s1, s2, s3 } };
 
 /* Every site consistent with @on, in its bytes and in what it returns. */
 static int all_sites(int on)
 {
-	return sites_follow(sites, branch, nsites, on) &&
-	       s1() == on && s2() == on && s3() == on;
+	return key_sites_follow(&ks, on);
 }
 
 /*
@@ -87,9 +84,9 @@ static void fault_at_every_write(int from)
 		if (!hit)
 			break;
 	}
-	ok(failed + 1 >= WRITES_PER_SITE * nsites,
+	ok(failed + 1 >= WRITES_PER_SITE * ks.n,
 	   "%lu failed writes rolled back (at least %zu: all but the first)",
-	   failed, WRITES_PER_SITE * nsites - 1);
+	   failed, WRITES_PER_SITE * ks.n - 1);
 }
 
 int main(void)
@@ -97,9 +94,8 @@ int main(void)
 	uint8_t saved[SITE_LEN];
 	int rwx_before;
 
-	nsites = find_sites(&wk, sites, branch, 8);
-	is_int(nsites, 3, "three sites of the key in the jump table");
-	is_int(branch[0] + branch[1] + branch[2], 1,
+	is_int(key_sites_find(&ks), 3, "three sites of the key in the jump table");
+	is_int(ks.branch[0] + ks.branch[1] + ks.branch[2], 1,
 	       "one likely site (branch bit set), two unlikely");
 	ok(all_sites(0), "all sites start in the disabled form");
 	rwx_before = rwx_mappings();
@@ -112,25 +108,25 @@ int main(void)
 	ok(all_sites(0), "all sites are NOPs again");
 
 	/* Someone else changes a site (here: another valid NOP encoding). */
-	size_t t = branch[0] ? 1 : 0;	/* an unlikely site: a NOP now */
+	size_t t = ks.branch[0] ? 1 : 0;	/* an unlikely site: a NOP now */
 	int others_ok = 1;
 
-	memcpy(saved, (const void *)sites[t], SITE_LEN);
-	is_int(poke_text(sites[t], OTHER_NOP, SITE_LEN), 0,
+	memcpy(saved, (const void *)ks.addr[t], SITE_LEN);
+	is_int(poke_text(ks.addr[t], OTHER_NOP, SITE_LEN), 0,
 	       "tamper with a NOP site");
 	is_int(static_branch_enable(&wk), -EILSEQ, "enable -> -EILSEQ");
 	ok(strstr(ulsm_last_error(), "expected instruction") != NULL,
 	   "explained: \"%s\"", ulsm_last_error());
-	for (size_t i = 0; i < nsites; i++)
-		if (i != t && !(branch[i] ? is_jump_site(sites[i]) :
-				is_nop_site(sites[i])))
+	for (size_t i = 0; i < ks.n; i++)
+		if (i != t && !(ks.branch[i] ? is_jump_site(ks.addr[i]) :
+				is_nop_site(ks.addr[i])))
 			others_ok = 0;
 	ok(others_ok, "the other sites were not written");
-	ok(!memcmp((const void *)sites[t], OTHER_NOP, SITE_LEN),
+	ok(!memcmp((const void *)ks.addr[t], OTHER_NOP, SITE_LEN),
 	   "the tampered site was not written");
 	ok(s1() == 0 && s2() == 0 && s3() == 0, "every site runs the disabled path");
 	is_int(static_key_count(&wk), 0, "key still disabled");
-	is_int(poke_text(sites[t], saved, SITE_LEN), 0, "restore the site");
+	is_int(poke_text(ks.addr[t], saved, SITE_LEN), 0, "restore the site");
 	is_int(static_branch_enable(&wk), 0, "enable works again");
 	ok(all_sites(1), "all sites JMP");
 
