@@ -19,7 +19,7 @@
 #include "tap.h"
 #include "child.h"
 #include "control_client.h"
-#include "test_lsm.h"
+#include "control_tl.h"
 #include "trace/trace.h"
 
 DECLARE_TRACEPOINT(tf_event, TP_PROTO(int i), TP_ARGS(i));
@@ -163,11 +163,7 @@ static int fork_while_attached(void)
 
 int main(void)
 {
-	unsetenv("ULSM_CONTROL");
-	setenv("ULSM_CONTROL_TIMEOUT_MS", "2000", 1);
-	tl_defaults();
-	if (ulsm_lsm_init(&tl_hook_set, "alpha,beta"))
-		skip_all("the test hook set does not initialise");
+	tl_endpoint_init("2000");
 	cc_case("a child of fork keeps none of its parent's counting, "
 		"recording or tracing", fork_while_attached);
 	return done_testing();
