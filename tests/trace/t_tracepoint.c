@@ -31,14 +31,17 @@
 #include "child.h"
 #include "local_tp.h"
 #include "tap.h"
-#include "tp_defs.h"
 
-DEFINE_TRACEPOINT(tp_a, TP_PROTO(int x, long y), TP_ARGS(x, y));
-DEFINE_TRACEPOINT(tp_g1, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_g2, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_sleep, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_rec, TP_PROTO(int x, const char *s, double d),
-		  TP_ARGS(x, s, d));
+/*
+ * The plug-in's tracepoints (tp_g3, tp_d3: tp_defs.h) are named here only
+ * as strings, for globs and dlsym(): these are the program's own.
+ */
+LOCAL_TRACEPOINT(tp_a, TP_PROTO(int x, long y), TP_ARGS(x, y));
+LOCAL_TRACEPOINT(tp_g1, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_g2, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_sleep, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_rec, TP_PROTO(int x, const char *s, double d),
+		 TP_ARGS(x, s, d));
 
 __attribute__((noinline)) static void hit_a(int x, long y) { trace_tp_a(x, y); }
 
@@ -1069,7 +1072,7 @@ static void dprobe(void *data, int x)
 	__atomic_add_fetch(&dcount, x, __ATOMIC_RELAXED);
 }
 
-DEFINE_TRACEPOINT(tp_d1, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_d1, TP_PROTO(int x), TP_ARGS(x));
 __attribute__((noinline)) static void hit_d1(int x) { trace_tp_d1(x); }
 
 static int same_glob_child(void)
