@@ -219,6 +219,22 @@ static void gprobe(void *data, int x)
 	__atomic_add_fetch(&gcount, x, __ATOMIC_RELAXED);
 }
 
+/*
+ * What gprobe counts over one round of hits: @x1 on tp_g1, @x2 on tp_g2,
+ * and @x3 through @hit3 (the plug-in's tp_g3), each only when not 0.
+ */
+static int gsum(int x1, int x2, int (*hit3)(int), int x3)
+{
+	gcount = 0;
+	if (x1)
+		hit_g1(x1);
+	if (x2)
+		hit_g2(x2);
+	if (x3)
+		hit3(x3);
+	return gcount;
+}
+
 static void by_glob(void)
 {
 	char path[PATH_MAX];
@@ -228,10 +244,7 @@ static void by_glob(void)
 
 	is_int(ulsm_trace_attach("tp_g*", (void *)gprobe, NULL), 2,
 	       "a glob attaches to the two tracepoints that match");
-	gcount = 0;
-	hit_g1(1);
-	hit_g2(10);
-	is_int(gcount, 11, "both run the probe");
+	is_int(gsum(1, 10, NULL, 0), 11, "both run the probe");
 	ok(ulsm_tracepoint_find("tp_g3") == NULL, "tp_g3 is not loaded yet");
 	snprintf(path, sizeof(path), "%s/plugin_tp.so", dir ? dir : ".");
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -240,15 +253,11 @@ static void by_glob(void)
 		return;
 	ok(ulsm_tracepoint_find("tp_g3") != NULL, "its tracepoint is known");
 	plugin_hit = (int (*)(int))dlsym(h, "plugin_tp_hit");
-	gcount = 0;
-	plugin_hit(100);
-	is_int(gcount, 100, "the glob's probe was attached to it on load");
+	is_int(gsum(0, 0, plugin_hit, 100), 100,
+	       "the glob's probe was attached to it on load");
 	is_int(ulsm_trace_detach("tp_g*", (void *)gprobe, NULL), 3,
 	       "detach by glob: three");
-	gcount = 0;
-	plugin_hit(100);
-	hit_g1(1);
-	is_int(gcount, 0, "no probe runs");
+	is_int(gsum(1, 0, plugin_hit, 100), 0, "no probe runs");
 	dlclose(h);
 	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
 	if (h) {
@@ -312,17 +321,15 @@ static void plt_sites(void)
 	       "PLT: detach it");
 	is_int(ulsm_trace_attach("tp_g3", (void *)gprobe, NULL), 1,
 	       "PLT: attach a probe of the program's");
-	gcount = 0;
-	hit(7);
-	is_int(gcount, 7, "PLT: it runs (directly or through the PLT entry)");
+	is_int(gsum(0, 0, hit, 7), 7,
+	       "PLT: it runs (directly or through the PLT entry)");
 	ulsm_static_call_sites(key, &direct);
 	diag("PLT: the program's probe is called %s", direct == 1 ?
 	     "directly" : "through the PLT entry (out of reach)");
 	is_int(ulsm_trace_detach("tp_g3", (void *)gprobe, NULL), 1,
 	       "PLT: detach it");
-	gcount = 0;
-	hit(9);
-	ok(gcount == 0 && count() == 5, "PLT: no probe: nothing runs");
+	ok(gsum(0, 0, hit, 9) == 0 && count() == 5,
+	   "PLT: no probe: nothing runs");
 	dlclose(h);
 }
 
