@@ -35,6 +35,7 @@
 
 #include <ulsm/tracepoint.h>
 
+#include "local_tp.h"
 #include "tap.h"
 
 #ifndef TT_TOOL
@@ -47,35 +48,20 @@
 enum tt_signed { TT_NEG = -7, TT_POS = 3 };
 enum tt_unsigned { TT_ZERO = 0, TT_BIG = 200 };
 
-DECLARE_TRACEPOINT(tt_chars, TP_PROTO(char c, signed char sc,
-				      unsigned char uc, short s,
-				      unsigned short us),
-		   TP_ARGS(c, sc, uc, s, us));
-DECLARE_TRACEPOINT(tt_ints, TP_PROTO(int i, unsigned int u, long l,
-				     unsigned long ul, long long ll,
-				     unsigned long long ull),
-		   TP_ARGS(i, u, l, ul, ll, ull));
-DECLARE_TRACEPOINT(tt_misc, TP_PROTO(bool b, enum tt_signed en,
-				     enum tt_unsigned eu, size_t sz,
-				     ssize_t ssz, const void *p),
-		   TP_ARGS(b, en, eu, sz, ssz, p));
-DECLARE_TRACEPOINT(tt_reals, TP_PROTO(float f, double d, const char *s),
-		   TP_ARGS(f, d, s));
-
-DEFINE_TRACEPOINT(tt_chars, TP_PROTO(char c, signed char sc,
-				     unsigned char uc, short s,
-				     unsigned short us),
-		  TP_ARGS(c, sc, uc, s, us));
-DEFINE_TRACEPOINT(tt_ints, TP_PROTO(int i, unsigned int u, long l,
-				    unsigned long ul, long long ll,
-				    unsigned long long ull),
-		  TP_ARGS(i, u, l, ul, ll, ull));
-DEFINE_TRACEPOINT(tt_misc, TP_PROTO(bool b, enum tt_signed en,
-				    enum tt_unsigned eu, size_t sz,
-				    ssize_t ssz, const void *p),
-		  TP_ARGS(b, en, eu, sz, ssz, p));
-DEFINE_TRACEPOINT(tt_reals, TP_PROTO(float f, double d, const char *s),
-		  TP_ARGS(f, d, s));
+LOCAL_TRACEPOINT(tt_chars, TP_PROTO(char c, signed char sc,
+				    unsigned char uc, short s,
+				    unsigned short us),
+		 TP_ARGS(c, sc, uc, s, us));
+LOCAL_TRACEPOINT(tt_ints, TP_PROTO(int i, unsigned int u, long l,
+				   unsigned long ul, long long ll,
+				   unsigned long long ull),
+		 TP_ARGS(i, u, l, ul, ll, ull));
+LOCAL_TRACEPOINT(tt_misc, TP_PROTO(bool b, enum tt_signed en,
+				   enum tt_unsigned eu, size_t sz,
+				   ssize_t ssz, const void *p),
+		 TP_ARGS(b, en, eu, sz, ssz, p));
+LOCAL_TRACEPOINT(tt_reals, TP_PROTO(float f, double d, const char *s),
+		 TP_ARGS(f, d, s));
 
 /*
  * A field of the @nth hit of @tp, as each output must print its value:
