@@ -341,36 +341,51 @@ static void many_probe(void *data, int x)
 	many_count += x;
 }
 
-static void many_at_once(void)
+/* What many_probe counts over one hit of each of the 100 tracepoints. */
+static int many_sum(void)
 {
-	struct ulsm_stats st0, st1;
-	bool patching = strcmp(ulsm_backend(), "generic") != 0;
+	many_count = 0;
+	for (int i = 0; i < 100; i++)
+		many_hits[i](1);
+	return many_count;
+}
+
+/*
+ * many_probe attached (@attach) or detached by the glob "many_*": what
+ * that returns; in *@d, the batches, core syncs and grace periods it took
+ * (the library's statistics before and after: only these three fields).
+ */
+static int many_glob(bool attach, struct ulsm_stats *d)
+{
+	struct ulsm_stats st0;
+	int ret;
 
 	ulsm_get_stats(&st0);
-	is_int(ulsm_trace_attach("many_*", (void *)many_probe, NULL), 100,
+	ret = attach ? ulsm_trace_attach("many_*", (void *)many_probe, NULL)
+		     : ulsm_trace_detach("many_*", (void *)many_probe, NULL);
+	ulsm_get_stats(d);
+	d->batches -= st0.batches;
+	d->core_syncs -= st0.core_syncs;
+	d->grace_periods -= st0.grace_periods;
+	return ret;
+}
+
+static void many_at_once(void)
+{
+	struct ulsm_stats d;
+	bool patching = strcmp(ulsm_backend(), "generic") != 0;
+
+	is_int(many_glob(true, &d), 100,
 	       "a glob attaches one probe to 100 tracepoints");
-	ulsm_get_stats(&st1);
 	if (patching)
-		is_int((int)(st1.batches - st0.batches), 1,
-		       "in one update (one batch, %lu core syncs)",
-		       st1.core_syncs - st0.core_syncs);
-	many_count = 0;
-	for (int i = 0; i < 100; i++)
-		many_hits[i](1);
-	is_int(many_count, 100, "each of the 100 calls it");
-	ulsm_get_stats(&st0);
-	is_int(ulsm_trace_detach("many_*", (void *)many_probe, NULL), 100,
-	       "and detaches from all");
-	ulsm_get_stats(&st1);
+		is_int((int)d.batches, 1, "in one update (one batch, %lu core "
+		       "syncs)", d.core_syncs);
+	is_int(many_sum(), 100, "each of the 100 calls it");
+	is_int(many_glob(false, &d), 100, "and detaches from all");
 	if (patching)
-		is_int((int)(st1.batches - st0.batches), 1,
-		       "in one update too");
-	is_int((int)(st1.grace_periods - st0.grace_periods), 1,
-	       "and one grace period");
-	many_count = 0;
-	for (int i = 0; i < 100; i++)
-		many_hits[i](1);
-	is_int(many_count, 0, "none calls it any more");
+		is_int((int)d.batches, 1, "in one update too");
+	is_int((int)d.grace_periods, 1, "and one grace period");
+	is_int(many_sum(), 0, "none calls it any more");
 }
 
 /* --- attach and detach while threads hit ------------------------------- */
