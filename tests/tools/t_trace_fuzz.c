@@ -59,6 +59,7 @@
 #include <ulsm/tracepoint.h>
 
 #include "ctf_check.h"
+#include "local_tp.h"
 #include "tap.h"
 #include "trace_check.h"
 
@@ -98,27 +99,20 @@
 /* 326 and 324 characters: past the converter's old 256-byte buffer. */
 #define TF_LONG_START	TF_CAT(TF_C320, _start)
 #define TF_LONG_END	TF_CAT(TF_C320, _end)
-/* The arguments expanded before DECLARE/DEFINE paste the name. */
+/*
+ * The name expanded before it is made a string; LOCAL_TRACEPOINT() passes
+ * it on expanded too, before DECLARE/DEFINE paste it.
+ */
 #define TF_STR_(x)	#x
 #define TF_STR(x)	TF_STR_(x)
-#define TF_DECLARE(n, p, a)	DECLARE_TRACEPOINT(n, p, a)
-#define TF_DEFINE(n, p, a)	DEFINE_TRACEPOINT(n, p, a)
 
-DECLARE_TRACEPOINT(tf_req_start, TP_PROTO(int fd, long len), TP_ARGS(fd, len));
-DECLARE_TRACEPOINT(tf_req_end, TP_PROTO(int fd, int err), TP_ARGS(fd, err));
-DECLARE_TRACEPOINT(tf_six, TP_PROTO(int a, int b, int c, int d, int e, int f),
-		   TP_ARGS(a, b, c, d, e, f));
-TF_DECLARE(TF_LONG_START, TP_PROTO(int x), TP_ARGS(x));
-TF_DECLARE(TF_LONG_END, TP_PROTO(int x), TP_ARGS(x));
-DECLARE_TRACEPOINT(tf_str, TP_PROTO(int x, const char *s), TP_ARGS(x, s));
-
-DEFINE_TRACEPOINT(tf_req_start, TP_PROTO(int fd, long len), TP_ARGS(fd, len));
-DEFINE_TRACEPOINT(tf_req_end, TP_PROTO(int fd, int err), TP_ARGS(fd, err));
-DEFINE_TRACEPOINT(tf_six, TP_PROTO(int a, int b, int c, int d, int e, int f),
-		  TP_ARGS(a, b, c, d, e, f));
-TF_DEFINE(TF_LONG_START, TP_PROTO(int x), TP_ARGS(x));
-TF_DEFINE(TF_LONG_END, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tf_str, TP_PROTO(int x, const char *s), TP_ARGS(x, s));
+LOCAL_TRACEPOINT(tf_req_start, TP_PROTO(int fd, long len), TP_ARGS(fd, len));
+LOCAL_TRACEPOINT(tf_req_end, TP_PROTO(int fd, int err), TP_ARGS(fd, err));
+LOCAL_TRACEPOINT(tf_six, TP_PROTO(int a, int b, int c, int d, int e, int f),
+		 TP_ARGS(a, b, c, d, e, f));
+LOCAL_TRACEPOINT(TF_LONG_START, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(TF_LONG_END, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tf_str, TP_PROTO(int x, const char *s), TP_ARGS(x, s));
 
 static void *worker(void *arg)
 {
@@ -1695,24 +1689,17 @@ static void rules2(void)
 	build2(&b, nm, 1, &th, 1, &pt, 1);
 	try_file(&tl, "v2: an event of 7 words", b.p, b.len, REFUSE);
 	ev[1].n = 1;
-	/* Counts that disagree with the bytes. */
-	pt.nev = 1;
-	build2(&b, nm, 1, &th, 1, &pt, 1);
-	{
-		uint32_t two = 2;
+	/* Counts that disagree with the bytes: 2 announced, 1 there; 1, 2. */
+	for (uint32_t there = 1; there <= 2; there++) {
+		uint32_t announced = 3 - there;
+		char what[64];
 
-		memcpy(b.p + EV_AT + 12, &two, 4);
-		try_file(&tl, "v2: 2 events announced, 1 there", b.p, b.len,
-			 REFUSE);
-	}
-	pt.nev = 2;
-	build2(&b, nm, 1, &th, 1, &pt, 1);
-	{
-		uint32_t one = 1;
-
-		memcpy(b.p + EV_AT + 12, &one, 4);
-		try_file(&tl, "v2: 1 event announced, 2 there", b.p, b.len,
-			 REFUSE);
+		pt.nev = there;
+		build2(&b, nm, 1, &th, 1, &pt, 1);
+		memcpy(b.p + EV_AT + 12, &announced, 4);
+		snprintf(what, sizeof(what), "v2: %u event%s announced, %u "
+			 "there", announced, announced > 1 ? "s" : "", there);
+		try_file(&tl, what, b.p, b.len, REFUSE);
 	}
 	/* Names: too long, twice, a record of the wrong size. */
 	{

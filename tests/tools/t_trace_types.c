@@ -35,6 +35,7 @@
 
 #include <ulsm/tracepoint.h>
 
+#include "local_tp.h"
 #include "tap.h"
 
 #ifndef TT_TOOL
@@ -47,105 +48,70 @@
 enum tt_signed { TT_NEG = -7, TT_POS = 3 };
 enum tt_unsigned { TT_ZERO = 0, TT_BIG = 200 };
 
-DECLARE_TRACEPOINT(tt_chars, TP_PROTO(char c, signed char sc,
-				      unsigned char uc, short s,
-				      unsigned short us),
-		   TP_ARGS(c, sc, uc, s, us));
-DECLARE_TRACEPOINT(tt_ints, TP_PROTO(int i, unsigned int u, long l,
-				     unsigned long ul, long long ll,
-				     unsigned long long ull),
-		   TP_ARGS(i, u, l, ul, ll, ull));
-DECLARE_TRACEPOINT(tt_misc, TP_PROTO(bool b, enum tt_signed en,
-				     enum tt_unsigned eu, size_t sz,
-				     ssize_t ssz, const void *p),
-		   TP_ARGS(b, en, eu, sz, ssz, p));
-DECLARE_TRACEPOINT(tt_reals, TP_PROTO(float f, double d, const char *s),
-		   TP_ARGS(f, d, s));
+LOCAL_TRACEPOINT(tt_chars, TP_PROTO(char c, signed char sc,
+				    unsigned char uc, short s,
+				    unsigned short us),
+		 TP_ARGS(c, sc, uc, s, us));
+LOCAL_TRACEPOINT(tt_ints, TP_PROTO(int i, unsigned int u, long l,
+				   unsigned long ul, long long ll,
+				   unsigned long long ull),
+		 TP_ARGS(i, u, l, ul, ll, ull));
+LOCAL_TRACEPOINT(tt_misc, TP_PROTO(bool b, enum tt_signed en,
+				   enum tt_unsigned eu, size_t sz,
+				   ssize_t ssz, const void *p),
+		 TP_ARGS(b, en, eu, sz, ssz, p));
+LOCAL_TRACEPOINT(tt_reals, TP_PROTO(float f, double d, const char *s),
+		 TP_ARGS(f, d, s));
 
-DEFINE_TRACEPOINT(tt_chars, TP_PROTO(char c, signed char sc,
-				     unsigned char uc, short s,
-				     unsigned short us),
-		  TP_ARGS(c, sc, uc, s, us));
-DEFINE_TRACEPOINT(tt_ints, TP_PROTO(int i, unsigned int u, long l,
-				    unsigned long ul, long long ll,
-				    unsigned long long ull),
-		  TP_ARGS(i, u, l, ul, ll, ull));
-DEFINE_TRACEPOINT(tt_misc, TP_PROTO(bool b, enum tt_signed en,
-				    enum tt_unsigned eu, size_t sz,
-				    ssize_t ssz, const void *p),
-		  TP_ARGS(b, en, eu, sz, ssz, p));
-DEFINE_TRACEPOINT(tt_reals, TP_PROTO(float f, double d, const char *s),
-		  TP_ARGS(f, d, s));
-
-/* A field of the @nth hit of @tp, as each output must print its value. */
+/*
+ * A field of @tp, as each output must print its value at each hit (0, 1,
+ * 2; as many as have a @text): @text, and @json or @ctf where that output
+ * prints it otherwise (NULL: as the text).
+ */
 struct want {
-	const char *tp;
-	int nth;
-	const char *field;
-	const char *text, *json, *ctf;
+	const char *tp, *field;
+	const char *text[3], *json[3], *ctf[3];
 };
 
 /* 300 bytes: the recorder keeps 256 and marks the string cut. */
 static char long_str[301];
 static char cut_text[300], cut_json[300], cut_ctf[300];
+/* char's sign is the machine's: (char)0xe9 as an int. */
+static char char_c[8];
 
 static const struct want wants[] = {
-	/* char's sign is the machine's (char_c, below) */
-	{ "tt_chars", 0, "c", "65", "65", "65" },
-	{ "tt_chars", 0, "sc", "-1", "-1", "-1" },
-	{ "tt_chars", 0, "uc", "255", "255", "255" },
-	{ "tt_chars", 0, "s", "-2", "-2", "-2" },
-	{ "tt_chars", 0, "us", "65535", "65535", "65535" },
-	{ "tt_chars", 1, "sc", "-128", "-128", "-128" },
-	{ "tt_chars", 1, "uc", "0", "0", "0" },
-	{ "tt_chars", 1, "s", "-32768", "-32768", "-32768" },
-	{ "tt_chars", 1, "us", "0", "0", "0" },
-	{ "tt_ints", 0, "i", "-13", "-13", "-13" },
-	{ "tt_ints", 0, "u", "4294967283", "4294967283", "4294967283" },
-	{ "tt_ints", 0, "l", "-1234567890123", "-1234567890123",
-	  "-1234567890123" },
-	{ "tt_ints", 0, "ul", "18446744073709551615", "18446744073709551615",
-	  "18446744073709551615" },
-	{ "tt_ints", 0, "ll", "-9223372036854775808", "-9223372036854775808",
-	  "-9223372036854775808" },
-	{ "tt_ints", 0, "ull", "18446744073709551615", "18446744073709551615",
-	  "18446744073709551615" },
-	{ "tt_ints", 1, "i", "-2147483648", "-2147483648", "-2147483648" },
-	{ "tt_ints", 1, "u", "0", "0", "0" },
-	{ "tt_ints", 1, "l", "9223372036854775807", "9223372036854775807",
-	  "9223372036854775807" },
-	{ "tt_ints", 1, "ul", "0", "0", "0" },
-	{ "tt_ints", 1, "ll", "-1", "-1", "-1" },
-	{ "tt_ints", 1, "ull", "1", "1", "1" },
-	{ "tt_misc", 0, "b", "true", "true", "( \"true\" : container = 1 )" },
-	{ "tt_misc", 0, "en", "-7", "-7", "-7" },
-	{ "tt_misc", 0, "eu", "200", "200", "200" },
-	{ "tt_misc", 0, "sz", "18446744073709551615", "18446744073709551615",
-	  "18446744073709551615" },
-	{ "tt_misc", 0, "ssz", "-5", "-5", "-5" },
-	{ "tt_misc", 0, "p", "0xdeadbeefcafe", "\"0xdeadbeefcafe\"",
-	  "0xDEADBEEFCAFE" },
-	{ "tt_misc", 1, "b", "false", "false",
-	  "( \"false\" : container = 0 )" },
-	{ "tt_misc", 1, "en", "3", "3", "3" },
-	{ "tt_misc", 1, "eu", "0", "0", "0" },
-	{ "tt_misc", 1, "sz", "0", "0", "0" },
-	{ "tt_misc", 1, "ssz", "9223372036854775807", "9223372036854775807",
-	  "9223372036854775807" },
-	{ "tt_misc", 1, "p", "0x0", "\"0x0\"", "0x0" },
-	{ "tt_reals", 0, "f", "-1.5", "-1.5", "-1.5" },
-	{ "tt_reals", 0, "d", "3.25", "3.25", "3.25" },
-	{ "tt_reals", 0, "s", "\"h\xc3\xa9llo, \\\"w\\\"\"",
-	  "\"h\xc3\xa9llo, \\\"w\\\"\"", "\"h\xc3\xa9llo, \\\"w\\\"\"" },
-	/* float and double at their precision; babeltrace2 prints %g */
-	{ "tt_reals", 1, "f", "0.100000001", "0.100000001", "0.1" },
-	{ "tt_reals", 1, "d", "-1.0000000000000001e+300",
-	  "-1.0000000000000001e+300", "-1e+300" },
-	{ "tt_reals", 1, "s", "NULL", "null", "\"(null)\"" },
-	{ "tt_reals", 2, "f", "1e+10", "1e+10", "1e+10" },
-	/* JSON has no infinity: a string */
-	{ "tt_reals", 2, "d", "inf", "\"inf\"", "inf" },
-	{ "tt_reals", 2, "s", cut_text, cut_json, cut_ctf },
+	{ "tt_chars", "c", { "65", char_c } },
+	{ "tt_chars", "sc", { "-1", "-128" } },
+	{ "tt_chars", "uc", { "255", "0" } },
+	{ "tt_chars", "s", { "-2", "-32768" } },
+	{ "tt_chars", "us", { "65535", "0" } },
+	{ "tt_ints", "i", { "-13", "-2147483648" } },
+	{ "tt_ints", "u", { "4294967283", "0" } },
+	{ "tt_ints", "l", { "-1234567890123", "9223372036854775807" } },
+	{ "tt_ints", "ul", { "18446744073709551615", "0" } },
+	{ "tt_ints", "ll", { "-9223372036854775808", "-1" } },
+	{ "tt_ints", "ull", { "18446744073709551615", "1" } },
+	{ "tt_misc", "b", { "true", "false" },
+	  .ctf = { "( \"true\" : container = 1 )",
+		   "( \"false\" : container = 0 )" } },
+	{ "tt_misc", "en", { "-7", "3" } },
+	{ "tt_misc", "eu", { "200", "0" } },
+	{ "tt_misc", "sz", { "18446744073709551615", "0" } },
+	{ "tt_misc", "ssz", { "-5", "9223372036854775807" } },
+	{ "tt_misc", "p", { "0xdeadbeefcafe", "0x0" },
+	  .json = { "\"0xdeadbeefcafe\"", "\"0x0\"" },
+	  .ctf = { "0xDEADBEEFCAFE" } },
+	/*
+	 * float and double at their precision (babeltrace2 prints %g);
+	 * JSON has no infinity: a string
+	 */
+	{ "tt_reals", "f", { "-1.5", "0.100000001", "1e+10" },
+	  .ctf = { NULL, "0.1" } },
+	{ "tt_reals", "d", { "3.25", "-1.0000000000000001e+300", "inf" },
+	  .json = { NULL, NULL, "\"inf\"" }, .ctf = { NULL, "-1e+300" } },
+	{ "tt_reals", "s", { "\"h\xc3\xa9llo, \\\"w\\\"\"", "NULL", cut_text },
+	  .json = { NULL, "null", cut_json },
+	  .ctf = { NULL, "\"(null)\"", cut_ctf } },
 };
 
 static char dir[] = "/tmp/t_trace_types.XXXXXX";
@@ -157,6 +123,7 @@ static void record(void)
 {
 	long n;
 
+	snprintf(char_c, sizeof(char_c), "%d", (int)(char)0xe9);
 	memset(long_str, 'z', 300);
 	snprintf(cut_text, sizeof(cut_text), "\"%.256s\"...", long_str);
 	snprintf(cut_json, sizeof(cut_json), "\"%.256s\xe2\x80\xa6\"", long_str);
@@ -260,39 +227,39 @@ static bool has_field(const char *line, size_t len, const char *field,
 
 static const char *const form_name[] = { "text", "JSON", "babeltrace2" };
 
-/* Every field of wants[] in one output (@form), and the char field. */
+/* Every field of wants[] at each hit, in one output (@form). */
 static void check_output(const char *out, int form)
 {
-	char char_c[8];
 	int bad = 0, checked = 0;
 
-	snprintf(char_c, sizeof(char_c), "%d", (int)(char)0xe9);
-	for (size_t i = 0; i <= sizeof(wants) / sizeof(wants[0]); i++) {
-		struct want w = i < sizeof(wants) / sizeof(wants[0]) ? wants[i] :
-			(struct want){ "tt_chars", 1, "c", char_c, char_c,
-				       char_c };
-		const char *value = form == 0 ? w.text : form == 1 ? w.json :
-				    w.ctf;
-		char key[64];
-		const char *line;
-		size_t len;
+	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++)
+		for (int nth = 0; nth < 3 && wants[i].text[nth]; nth++) {
+			const struct want *w = &wants[i];
+			const char *value = form == 1 ? w->json[nth] :
+					    form == 2 ? w->ctf[nth] : NULL;
+			char key[64];
+			const char *line;
+			size_t len;
 
-		if (form == 0)
-			snprintf(key, sizeof(key), " %s ", w.tp);
-		else if (form == 1)
-			snprintf(key, sizeof(key), "\"name\": \"%s\"", w.tp);
-		else
-			snprintf(key, sizeof(key), " %s: ", w.tp);
-		line = out ? nth_line(out, key, w.nth, &len) : NULL;
-		checked++;
-		if (line && has_field(line, len, w.field, value, form))
-			continue;
-		if (bad++ < 5)
-			diag("  %s, %s #%d: %s is not %s in: %.*s", form_name[form],
-			     w.tp, w.nth, w.field, value,
-			     line ? (int)(len < 300 ? len : 300) : 4,
-			     line ? line : "none");
-	}
+			if (form == 0)
+				snprintf(key, sizeof(key), " %s ", w->tp);
+			else if (form == 1)
+				snprintf(key, sizeof(key), "\"name\": \"%s\"",
+					 w->tp);
+			else
+				snprintf(key, sizeof(key), " %s: ", w->tp);
+			if (!value)
+				value = w->text[nth];
+			line = out ? nth_line(out, key, nth, &len) : NULL;
+			checked++;
+			if (line && has_field(line, len, w->field, value, form))
+				continue;
+			if (bad++ < 5)
+				diag("  %s, %s #%d: %s is not %s in: %.*s",
+				     form_name[form], w->tp, nth, w->field,
+				     value, line ? (int)(len < 300 ? len : 300)
+				     : 4, line ? line : "none");
+		}
 	ok(!bad, "%s: each of the %d fields reads with its sign and width "
 	   "(-13 as int, -2 as short, -1 as signed char, 4294967283 as "
 	   "unsigned)", form_name[form], checked);

@@ -17,14 +17,32 @@
 #include <string.h>
 
 /*
+ * The well-formed UTF-8 sequences of more than one byte (Unicode, table
+ * 3-7): each lead byte from @first to @last begins @len bytes, the second
+ * of which is from @lo to @hi (the others from 0x80 to 0xbf). The narrow
+ * second bytes are what rule out overlong forms (after 0xe0 and 0xf0),
+ * surrogates (after 0xed) and code points above U+10FFFF (after 0xf4).
+ */
+static const struct tc_utf8_row {
+	unsigned char first, last, len, lo, hi;
+} tc_utf8_rows[] = {
+	{ 0xc2, 0xdf, 2, 0x80, 0xbf },
+	{ 0xe0, 0xe0, 3, 0xa0, 0xbf },
+	{ 0xe1, 0xec, 3, 0x80, 0xbf },
+	{ 0xed, 0xed, 3, 0x80, 0x9f },
+	{ 0xee, 0xef, 3, 0x80, 0xbf },
+	{ 0xf0, 0xf0, 4, 0x90, 0xbf },
+	{ 0xf1, 0xf3, 4, 0x80, 0xbf },
+	{ 0xf4, 0xf4, 4, 0x80, 0x8f },
+};
+
+/*
  * The length of the well-formed UTF-8 sequence at @s (at most @n bytes),
- * or 0: no overlong forms, no surrogates, nothing above U+10FFFF
- * (Unicode, table 3-7). *@cp gets the code point.
+ * or 0 (tc_utf8_rows). *@cp gets the code point.
  */
 static inline size_t tc_utf8(const unsigned char *s, size_t n, uint32_t *cp)
 {
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
+	const struct tc_utf8_row *r = NULL;
 	uint32_t c;
 
 	if (!n)
@@ -33,35 +51,22 @@ static inline size_t tc_utf8(const unsigned char *s, size_t n, uint32_t *cp)
 		*cp = s[0];
 		return 1;
 	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		c = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		c = s[0] & 0x0f;
-		if (s[0] == 0xe0)
-			lo = 0xa0;
-		if (s[0] == 0xed)
-			hi = 0x9f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		c = s[0] & 0x07;
-		if (s[0] == 0xf0)
-			lo = 0x90;
-		if (s[0] == 0xf4)
-			hi = 0x8f;
-	} else {
+	for (size_t i = 0; i < sizeof(tc_utf8_rows) / sizeof(tc_utf8_rows[0]);
+	     i++)
+		if (s[0] >= tc_utf8_rows[i].first &&
+		    s[0] <= tc_utf8_rows[i].last)
+			r = &tc_utf8_rows[i];
+	if (!r || n < r->len || s[1] < r->lo || s[1] > r->hi)
 		return 0;
-	}
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
+	/* The lead byte's payload: its bits below the 0 after @len ones. */
+	c = s[0] & (0x7fu >> r->len);
+	for (size_t i = 1; i < r->len; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 		c = c << 6 | (s[i] & 0x3f);
 	}
 	*cp = c;
-	return len;
+	return r->len;
 }
 
 struct tc_json {

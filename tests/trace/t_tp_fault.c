@@ -247,14 +247,52 @@ static const char *const op_name[OP_N] = {
 	"the tracepoints' own probes counting (ulsm_trace_count_begin)",
 };
 
+/*
+ * A change of probes: probe @p (1, 2, 3: p1, p2, p3, each with its data)
+ * attached to or detached from tracepoint @tp (TF_A, TF_B: in tps[]), or
+ * attached to or detached from the three by the glob "tf_*", or the
+ * tracepoints' counting probes begun.
+ */
+enum act { NONE, ATTACH, DETACH, GLOB_ATTACH, GLOB_DETACH, COUNT };
+enum { TF_A, TF_B };
+
+struct change {
+	enum act act;
+	int tp, p;
+};
+
+/*
+ * Each transition: what every child does before it, without faults (up to
+ * three changes, in order), and the change it makes.
+ */
+static const struct transition {
+	struct change setup[3];
+	struct change run;
+} transitions[OP_N] = {
+	[OP_FIRST] = { .run = { ATTACH, TF_A, 1 } },
+	[OP_SECOND] = { { { ATTACH, TF_A, 1 } }, { ATTACH, TF_A, 2 } },
+	[OP_THIRD] = { { { ATTACH, TF_A, 1 }, { ATTACH, TF_A, 2 } },
+		       { ATTACH, TF_A, 3 } },
+	[OP_DROP_MIDDLE] = { { { ATTACH, TF_A, 1 }, { ATTACH, TF_A, 2 },
+			       { ATTACH, TF_A, 3 } }, { DETACH, TF_A, 2 } },
+	[OP_TO_ONE] = { { { ATTACH, TF_A, 1 }, { ATTACH, TF_A, 2 } },
+			{ DETACH, TF_A, 2 } },
+	[OP_TO_ZERO] = { { { ATTACH, TF_A, 1 } }, { DETACH, TF_A, 1 } },
+	[OP_SETTLE] = { { { ATTACH, TF_A, 1 }, { DETACH, TF_A, 1 } },
+			{ ATTACH, TF_A, 2 } },
+	[OP_GLOB] = { { { ATTACH, TF_B, 2 } }, { GLOB_ATTACH, 0, 1 } },
+	[OP_GLOB_DETACH] = { { { ATTACH, TF_B, 2 }, { GLOB_ATTACH, 0, 1 } },
+			     { GLOB_DETACH, 0, 1 } },
+	[OP_COUNT] = { .run = { COUNT } },
+};
+
 /* Whether the transition detaches: its grace period's error is returned. */
 static bool detaches(enum op op)
 {
-	return op == OP_DROP_MIDDLE || op == OP_TO_ONE || op == OP_TO_ZERO ||
-	       op == OP_GLOB_DETACH;
-}
+	enum act act = transitions[op].run.act;
 
-static struct ulsm_tracepoint *const a = &__tracepoint_tf_a;
+	return act == DETACH || act == GLOB_DETACH;
+}
 
 static void must(int ret, int code)
 {
@@ -264,65 +302,40 @@ static void must(int ret, int code)
 	}
 }
 
-/* What every child does before the transition, without faults. */
-static void setup(enum op op)
+/* Makes the change @c: what the call returns. */
+static int change(const struct change *c)
 {
-	switch (op) {
-	case OP_THIRD:
-	case OP_TO_ONE:
-		must(tracepoint_probe_register(a, (void *)p1, &d1), 91);
-		must(tracepoint_probe_register(a, (void *)p2, &d2), 91);
-		break;
-	case OP_DROP_MIDDLE:
-		must(tracepoint_probe_register(a, (void *)p1, &d1), 91);
-		must(tracepoint_probe_register(a, (void *)p2, &d2), 91);
-		must(tracepoint_probe_register(a, (void *)p3, &d3), 91);
-		break;
-	case OP_SECOND:
-	case OP_TO_ZERO:
-		must(tracepoint_probe_register(a, (void *)p1, &d1), 91);
-		break;
-	case OP_SETTLE:
-		must(tracepoint_probe_register(a, (void *)p1, &d1), 91);
-		must(tracepoint_probe_unregister(a, (void *)p1, &d1), 91);
-		break;
-	case OP_GLOB:
-		must(tracepoint_probe_register(tps[1], (void *)p2, &d2), 91);
-		break;
-	case OP_GLOB_DETACH:
-		must(tracepoint_probe_register(tps[1], (void *)p2, &d2), 91);
-		must(ulsm_trace_attach("tf_*", (void *)p1, &d1), 91);
-		break;
-	default:
-		break;
-	}
-}
+	static void (*const probe[])(void *, int) = { p1, p2, p3 };
+	static int *const data[] = { &d1, &d2, &d3 };
+	void *fn = c->p ? (void *)probe[c->p - 1] : NULL;
+	int *d = c->p ? data[c->p - 1] : NULL;
 
-static int run(enum op op)
-{
-	switch (op) {
-	case OP_FIRST:
-		return tracepoint_probe_register(a, (void *)p1, &d1);
-	case OP_SECOND:
-		return tracepoint_probe_register(a, (void *)p2, &d2);
-	case OP_THIRD:
-		return tracepoint_probe_register(a, (void *)p3, &d3);
-	case OP_DROP_MIDDLE:
-	case OP_TO_ONE:
-		return tracepoint_probe_unregister(a, (void *)p2, &d2);
-	case OP_TO_ZERO:
-		return tracepoint_probe_unregister(a, (void *)p1, &d1);
-	case OP_SETTLE:
-		return tracepoint_probe_register(a, (void *)p2, &d2);
-	case OP_GLOB:
-		return ulsm_trace_attach("tf_*", (void *)p1, &d1);
-	case OP_GLOB_DETACH:
-		return ulsm_trace_detach("tf_*", (void *)p1, &d1);
-	case OP_COUNT:
+	switch (c->act) {
+	case ATTACH:
+		return tracepoint_probe_register(tps[c->tp], fn, d);
+	case DETACH:
+		return tracepoint_probe_unregister(tps[c->tp], fn, d);
+	case GLOB_ATTACH:
+		return ulsm_trace_attach("tf_*", fn, d);
+	case GLOB_DETACH:
+		return ulsm_trace_detach("tf_*", fn, d);
+	case COUNT:
 		return ulsm_trace_count_begin();
 	default:
 		return -EINVAL;
 	}
+}
+
+/* What every child does before the transition, without faults. */
+static void setup(enum op op)
+{
+	for (int i = 0; i < 3 && transitions[op].setup[i].act != NONE; i++)
+		must(change(&transitions[op].setup[i]), 91);
+}
+
+static int run(enum op op)
+{
+	return change(&transitions[op].run);
 }
 
 /* --- one child ---------------------------------------------------------- */

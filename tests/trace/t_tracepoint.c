@@ -31,14 +31,17 @@
 #include "child.h"
 #include "local_tp.h"
 #include "tap.h"
-#include "tp_defs.h"
 
-DEFINE_TRACEPOINT(tp_a, TP_PROTO(int x, long y), TP_ARGS(x, y));
-DEFINE_TRACEPOINT(tp_g1, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_g2, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_sleep, TP_PROTO(int x), TP_ARGS(x));
-DEFINE_TRACEPOINT(tp_rec, TP_PROTO(int x, const char *s, double d),
-		  TP_ARGS(x, s, d));
+/*
+ * The plug-in's tracepoints (tp_g3, tp_d3: tp_defs.h) are named here only
+ * as strings, for globs and dlsym(): these are the program's own.
+ */
+LOCAL_TRACEPOINT(tp_a, TP_PROTO(int x, long y), TP_ARGS(x, y));
+LOCAL_TRACEPOINT(tp_g1, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_g2, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_sleep, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_rec, TP_PROTO(int x, const char *s, double d),
+		 TP_ARGS(x, s, d));
 
 __attribute__((noinline)) static void hit_a(int x, long y) { trace_tp_a(x, y); }
 
@@ -216,6 +219,22 @@ static void gprobe(void *data, int x)
 	__atomic_add_fetch(&gcount, x, __ATOMIC_RELAXED);
 }
 
+/*
+ * What gprobe counts over one round of hits: @x1 on tp_g1, @x2 on tp_g2,
+ * and @x3 through @hit3 (the plug-in's tp_g3), each only when not 0.
+ */
+static int gsum(int x1, int x2, int (*hit3)(int), int x3)
+{
+	gcount = 0;
+	if (x1)
+		hit_g1(x1);
+	if (x2)
+		hit_g2(x2);
+	if (x3)
+		hit3(x3);
+	return gcount;
+}
+
 static void by_glob(void)
 {
 	char path[PATH_MAX];
@@ -225,10 +244,7 @@ static void by_glob(void)
 
 	is_int(ulsm_trace_attach("tp_g*", (void *)gprobe, NULL), 2,
 	       "a glob attaches to the two tracepoints that match");
-	gcount = 0;
-	hit_g1(1);
-	hit_g2(10);
-	is_int(gcount, 11, "both run the probe");
+	is_int(gsum(1, 10, NULL, 0), 11, "both run the probe");
 	ok(ulsm_tracepoint_find("tp_g3") == NULL, "tp_g3 is not loaded yet");
 	snprintf(path, sizeof(path), "%s/plugin_tp.so", dir ? dir : ".");
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -237,15 +253,11 @@ static void by_glob(void)
 		return;
 	ok(ulsm_tracepoint_find("tp_g3") != NULL, "its tracepoint is known");
 	plugin_hit = (int (*)(int))dlsym(h, "plugin_tp_hit");
-	gcount = 0;
-	plugin_hit(100);
-	is_int(gcount, 100, "the glob's probe was attached to it on load");
+	is_int(gsum(0, 0, plugin_hit, 100), 100,
+	       "the glob's probe was attached to it on load");
 	is_int(ulsm_trace_detach("tp_g*", (void *)gprobe, NULL), 3,
 	       "detach by glob: three");
-	gcount = 0;
-	plugin_hit(100);
-	hit_g1(1);
-	is_int(gcount, 0, "no probe runs");
+	is_int(gsum(1, 0, plugin_hit, 100), 0, "no probe runs");
 	dlclose(h);
 	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
 	if (h) {
@@ -309,17 +321,15 @@ static void plt_sites(void)
 	       "PLT: detach it");
 	is_int(ulsm_trace_attach("tp_g3", (void *)gprobe, NULL), 1,
 	       "PLT: attach a probe of the program's");
-	gcount = 0;
-	hit(7);
-	is_int(gcount, 7, "PLT: it runs (directly or through the PLT entry)");
+	is_int(gsum(0, 0, hit, 7), 7,
+	       "PLT: it runs (directly or through the PLT entry)");
 	ulsm_static_call_sites(key, &direct);
 	diag("PLT: the program's probe is called %s", direct == 1 ?
 	     "directly" : "through the PLT entry (out of reach)");
 	is_int(ulsm_trace_detach("tp_g3", (void *)gprobe, NULL), 1,
 	       "PLT: detach it");
-	gcount = 0;
-	hit(9);
-	ok(gcount == 0 && count() == 5, "PLT: no probe: nothing runs");
+	ok(gsum(0, 0, hit, 9) == 0 && count() == 5,
+	   "PLT: no probe: nothing runs");
 	dlclose(h);
 }
 
@@ -331,36 +341,51 @@ static void many_probe(void *data, int x)
 	many_count += x;
 }
 
-static void many_at_once(void)
+/* What many_probe counts over one hit of each of the 100 tracepoints. */
+static int many_sum(void)
 {
-	struct ulsm_stats st0, st1;
-	bool patching = strcmp(ulsm_backend(), "generic") != 0;
+	many_count = 0;
+	for (int i = 0; i < 100; i++)
+		many_hits[i](1);
+	return many_count;
+}
+
+/*
+ * many_probe attached (@attach) or detached by the glob "many_*": what
+ * that returns; in *@d, the batches, core syncs and grace periods it took
+ * (the library's statistics before and after: only these three fields).
+ */
+static int many_glob(bool attach, struct ulsm_stats *d)
+{
+	struct ulsm_stats st0;
+	int ret;
 
 	ulsm_get_stats(&st0);
-	is_int(ulsm_trace_attach("many_*", (void *)many_probe, NULL), 100,
+	ret = attach ? ulsm_trace_attach("many_*", (void *)many_probe, NULL)
+		     : ulsm_trace_detach("many_*", (void *)many_probe, NULL);
+	ulsm_get_stats(d);
+	d->batches -= st0.batches;
+	d->core_syncs -= st0.core_syncs;
+	d->grace_periods -= st0.grace_periods;
+	return ret;
+}
+
+static void many_at_once(void)
+{
+	struct ulsm_stats d;
+	bool patching = strcmp(ulsm_backend(), "generic") != 0;
+
+	is_int(many_glob(true, &d), 100,
 	       "a glob attaches one probe to 100 tracepoints");
-	ulsm_get_stats(&st1);
 	if (patching)
-		is_int((int)(st1.batches - st0.batches), 1,
-		       "in one update (one batch, %lu core syncs)",
-		       st1.core_syncs - st0.core_syncs);
-	many_count = 0;
-	for (int i = 0; i < 100; i++)
-		many_hits[i](1);
-	is_int(many_count, 100, "each of the 100 calls it");
-	ulsm_get_stats(&st0);
-	is_int(ulsm_trace_detach("many_*", (void *)many_probe, NULL), 100,
-	       "and detaches from all");
-	ulsm_get_stats(&st1);
+		is_int((int)d.batches, 1, "in one update (one batch, %lu core "
+		       "syncs)", d.core_syncs);
+	is_int(many_sum(), 100, "each of the 100 calls it");
+	is_int(many_glob(false, &d), 100, "and detaches from all");
 	if (patching)
-		is_int((int)(st1.batches - st0.batches), 1,
-		       "in one update too");
-	is_int((int)(st1.grace_periods - st0.grace_periods), 1,
-	       "and one grace period");
-	many_count = 0;
-	for (int i = 0; i < 100; i++)
-		many_hits[i](1);
-	is_int(many_count, 0, "none calls it any more");
+		is_int((int)d.batches, 1, "in one update too");
+	is_int((int)d.grace_periods, 1, "and one grace period");
+	is_int(many_sum(), 0, "none calls it any more");
 }
 
 /* --- attach and detach while threads hit ------------------------------- */
@@ -1069,7 +1094,7 @@ static void dprobe(void *data, int x)
 	__atomic_add_fetch(&dcount, x, __ATOMIC_RELAXED);
 }
 
-DEFINE_TRACEPOINT(tp_d1, TP_PROTO(int x), TP_ARGS(x));
+LOCAL_TRACEPOINT(tp_d1, TP_PROTO(int x), TP_ARGS(x));
 __attribute__((noinline)) static void hit_d1(int x) { trace_tp_d1(x); }
 
 static int same_glob_child(void)
