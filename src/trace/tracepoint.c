@@ -691,20 +691,20 @@ static int matching(const char *glob)
 }
 
 /*
- * Room for a change to each tracepoint @glob matches (and one more), or
- * NULL: -ENOMEM, said for @what. Under the lock.
+ * *@c: room for a change to each tracepoint @glob matches (and one
+ * more). Under the lock. Return: 0, or -ENOMEM, said for @what.
  */
-static struct change *changes_alloc(const char *glob, const char *what)
+static int changes_alloc(const char *glob, const char *what,
+			 struct change **c)
 {
-	struct change *c = ulsm_calloc((size_t)matching(glob) + 1,
-				       sizeof(*c));
-
-	if (!c)
-		ulsm_error(-ENOMEM, "%s: no memory", what);
-	return c;
+	*c = ulsm_calloc((size_t)matching(glob) + 1, sizeof(**c));
+	return *c ? 0 : ulsm_error(-ENOMEM, "%s: no memory", what);
 }
 
-/* The @n changes planned in @c: applied, or freed if planning failed. */
+/*
+ * The @n changes planned in @c: applied, or freed if planning (or
+ * changes_alloc()) failed.
+ */
 static int apply_planned(struct change *c, int n, int ret)
 {
 	if (ret) {
@@ -777,11 +777,7 @@ static int glob_attach(const char *glob, void *func, void *data)
 		ret = -EEXIST;	/* attached meanwhile */
 		goto out;
 	}
-	c = changes_alloc(glob, "ulsm_trace_attach");
-	if (!c) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	ret = changes_alloc(glob, "ulsm_trace_attach", &c);
 	for (struct ulsm_tracepoint *tp = tracepoints; tp && !ret;
 	     tp = tp->next) {
 		struct ulsm_tp_probe p = probe_of(tp, func, data);
@@ -826,11 +822,7 @@ static int glob_detach(const char *glob, void *func, void *data)
 		ret = -ENOENT;
 		goto out;
 	}
-	c = changes_alloc(glob, "ulsm_trace_detach");
-	if (!c) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	ret = changes_alloc(glob, "ulsm_trace_detach", &c);
 	for (struct ulsm_tracepoint *tp = tracepoints; tp && !ret;
 	     tp = tp->next) {
 		int i = find(funcs_of(tp), probe_of(tp, func, data));
