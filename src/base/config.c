@@ -20,29 +20,51 @@ struct ulsm_stats ulsm_stats;
 
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
+/* The words of ULSM_SYNC and ULSM_WRITE, by the value each names. */
+static const char *const sync_names[3] = {
+	[ULSM_SYNC_AUTO] = "auto",
+	[ULSM_SYNC_MEMBARRIER] = "membarrier",
+	[ULSM_SYNC_SIGNAL] = "signal",
+};
+static const char *const write_names[3] = {
+	[ULSM_WRITE_AUTO] = "auto",
+	[ULSM_WRITE_PROCMEM] = "procmem",
+	[ULSM_WRITE_MPROTECT] = "mprotect",
+};
+
+/*
+ * The mode the variable @var names among @names, or -1 to keep the
+ * default (auto, 0): @var unset, empty, "auto", or a word not
+ * understood (said when debugging).
+ */
+static int mode_named(ulsm_env_fn *env, const char *var,
+		      const char *const names[3])
+{
+	const char *s = env(var);
+
+	for (int i = 1; i < 3; i++)
+		if (s && !strcmp(s, names[i]))
+			return i;
+	if (s && *s && strcmp(s, names[0]))
+		ulsm_debug("%s=%s not understood, using auto", var, s);
+	return -1;
+}
+
 void ulsm_config_parse(struct ulsm_config *c, bool *debugging,
 		       ulsm_env_fn *env)
 {
 	const char *s;
+	int m;
 
 	s = env("ULSM_DEBUG");
 	*debugging = s && *s && strcmp(s, "0") != 0;
 
-	s = env("ULSM_SYNC");
-	if (s && !strcmp(s, "signal"))
-		c->sync_mode = ULSM_SYNC_SIGNAL;
-	else if (s && !strcmp(s, "membarrier"))
-		c->sync_mode = ULSM_SYNC_MEMBARRIER;
-	else if (s && *s && strcmp(s, "auto"))
-		ulsm_debug("ULSM_SYNC=%s not understood, using auto", s);
-
-	s = env("ULSM_WRITE");
-	if (s && !strcmp(s, "procmem"))
-		c->write_mode = ULSM_WRITE_PROCMEM;
-	else if (s && !strcmp(s, "mprotect"))
-		c->write_mode = ULSM_WRITE_MPROTECT;
-	else if (s && *s && strcmp(s, "auto"))
-		ulsm_debug("ULSM_WRITE=%s not understood, using auto", s);
+	m = mode_named(env, "ULSM_SYNC", sync_names);
+	if (m >= 0)
+		c->sync_mode = (enum ulsm_sync_mode)m;
+	m = mode_named(env, "ULSM_WRITE", write_names);
+	if (m >= 0)
+		c->write_mode = (enum ulsm_write_mode)m;
 
 	c->sync_timeout_ms = ULSM_SYNC_TIMEOUT_MS_DEFAULT;
 	s = env("ULSM_SYNC_TIMEOUT_MS");

@@ -316,6 +316,24 @@ void *ulsm_reallocarray(void *p, size_t n, size_t size)
 	return realloc(p, n ? n : 1);
 }
 
+void *ulsm_grow_array(void *v, size_t n, size_t *cap, size_t size,
+		      size_t first)
+{
+	size_t room;
+
+	if (n < *cap)
+		return v;
+	if (*cap > SIZE_MAX / 2) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	room = *cap ? 2 * *cap : first;
+	v = ulsm_reallocarray(v, room, size);
+	if (v)
+		*cap = room;
+	return v;
+}
+
 void ulsm_free(void *p)
 {
 	free(p);

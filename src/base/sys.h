@@ -115,6 +115,13 @@ void *ulsm_malloc(size_t size);
 void *ulsm_calloc(size_t n, size_t size);
 /* realloc of @n elements of @size; NULL (and @p untouched) on overflow. */
 void *ulsm_reallocarray(void *p, size_t n, size_t size);
+/*
+ * Room for one more element in @v, which holds @n of @size bytes and has
+ * room for *@cap: @v itself, or @v moved to twice the room (@first when
+ * it has none), *@cap updated. NULL without memory (@v, *@cap as they were).
+ */
+void *ulsm_grow_array(void *v, size_t n, size_t *cap, size_t size,
+		      size_t first);
 void ulsm_free(void *p);
 
 #endif /* ULSM_SRC_SYS_H */

@@ -11,15 +11,22 @@
 
 #include "engine/engine.h"
 
+/*
+ * A setter's start: @mode (@what: "sync" or "write") is 0 (auto) to
+ * @last, and then the patch lock, which the caller drops.
+ */
+static int mode_begin(const char *what, int mode, int last)
+{
+	if (mode < 0 || mode > last)
+		return ulsm_error(-EINVAL, "unknown %s mode %d", what, mode);
+	ulsm_config_init();
+	return ulsm_lock();
+}
+
 ULSM_API int ulsm_set_sync_mode(enum ulsm_sync_mode mode)
 {
-	int ret;
+	int ret = mode_begin("sync", (int)mode, ULSM_SYNC_SIGNAL);
 
-	if (mode != ULSM_SYNC_AUTO && mode != ULSM_SYNC_MEMBARRIER &&
-	    mode != ULSM_SYNC_SIGNAL)
-		return ulsm_error(-EINVAL, "unknown sync mode %d", (int)mode);
-	ulsm_config_init();
-	ret = ulsm_lock();
 	if (ret)
 		return ret;
 	enum ulsm_sync_mode old = ulsm_config.sync_mode;
@@ -44,13 +51,8 @@ ULSM_API int ulsm_set_sync_timeout(unsigned int ms)
 
 ULSM_API int ulsm_set_write_mode(enum ulsm_write_mode mode)
 {
-	int ret;
+	int ret = mode_begin("write", (int)mode, ULSM_WRITE_MPROTECT);
 
-	if (mode != ULSM_WRITE_AUTO && mode != ULSM_WRITE_PROCMEM &&
-	    mode != ULSM_WRITE_MPROTECT)
-		return ulsm_error(-EINVAL, "unknown write mode %d", (int)mode);
-	ulsm_config_init();
-	ret = ulsm_lock();
 	if (ret)
 		return ret;
 	ulsm_config.write_mode = mode;

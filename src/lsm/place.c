@@ -24,20 +24,14 @@ static int key_cmp(const struct lsm_position *a, const struct lsm_position *b)
 int ulsm_lsm_position_add(struct ulsm_lsm_state *st, const char *name,
 			  size_t len, int cls)
 {
-	struct lsm_position *p;
+	struct lsm_position *p, *v;
 	long idx = 0;
 	size_t at;
 
-	if (st->npos == st->cappos) {
-		size_t cap = st->cappos ? 2 * st->cappos : 16;
-		struct lsm_position *v = ulsm_reallocarray(st->pos, cap,
-							   sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		st->pos = v;
-		st->cappos = cap;
-	}
+	v = ulsm_grow_array(st->pos, st->npos, &st->cappos, sizeof(*v), 16);
+	if (!v)
+		return -ENOMEM;
+	st->pos = v;
 	/* The end of its class: the places stay in order of keys. */
 	for (at = 0; at < st->npos && st->pos[at].cls <= cls; at++)
 		if (st->pos[at].cls == cls)

@@ -203,59 +203,75 @@ int ulsm_key_check(const struct static_key *key, const char *what)
 	return 0;
 }
 
-ULSM_API int ulsm_static_key_slow_inc(struct static_key *key)
+/*
+ * What the count @count becomes by one of the four functions below, or
+ * a negative errno where that function refuses.
+ */
+typedef int key_count_fn(int count);
+
+static int inc_count(int count)
 {
-	int ret = key_begin(key, "static_key_slow_inc");
+	if (count == INT_MAX)
+		return ulsm_error(-EOVERFLOW, "static_key_slow_inc: count overflow");
+	return count + 1;
+}
+
+static int dec_count(int count)
+{
+	if (count == 0)
+		return ulsm_error(-EINVAL, "static_key_slow_dec: unbalanced "
+				  "decrement of a key whose count is 0");
+	return count - 1;
+}
+
+static int enable_count(int count)
+{
+	return count ? count : 1;
+}
+
+static int disable_count(int count)
+{
+	if (count > 1)
+		return ulsm_error(-EBUSY, "static_key_disable: the key is "
+				  "reference counted (count %d): use dec",
+				  count);
+	return 0;
+}
+
+/*
+ * The public entry of @what: under the lock, the key's count becomes
+ * @next's, its sites following (nothing to do where the count stays).
+ */
+static int key_change(struct static_key *key, const char *what,
+		      key_count_fn *next)
+{
+	int ret = key_begin(key, what);
 
 	if (ret)
 		return ret;
-	if (key->enabled == INT_MAX)
-		ret = ulsm_error(-EOVERFLOW, "static_key_slow_inc: count overflow");
-	else
-		ret = key_set(key, key->enabled + 1);
+	ret = next(key->enabled);
+	if (ret >= 0)
+		ret = ret == key->enabled ? 0 : key_set(key, ret);
 	ulsm_unlock();
 	return ret;
+}
+
+ULSM_API int ulsm_static_key_slow_inc(struct static_key *key)
+{
+	return key_change(key, "static_key_slow_inc", inc_count);
 }
 
 ULSM_API int ulsm_static_key_slow_dec(struct static_key *key)
 {
-	int ret = key_begin(key, "static_key_slow_dec");
-
-	if (ret)
-		return ret;
-	if (key->enabled == 0)
-		ret = ulsm_error(-EINVAL, "static_key_slow_dec: unbalanced "
-				 "decrement of a key whose count is 0");
-	else
-		ret = key_set(key, key->enabled - 1);
-	ulsm_unlock();
-	return ret;
+	return key_change(key, "static_key_slow_dec", dec_count);
 }
 
 ULSM_API int ulsm_static_key_enable(struct static_key *key)
 {
-	int ret = key_begin(key, "static_key_enable");
-
-	if (ret)
-		return ret;
-	if (key->enabled == 0)
-		ret = key_set(key, 1);
-	ulsm_unlock();
-	return ret;
+	return key_change(key, "static_key_enable", enable_count);
 }
 
 ULSM_API int ulsm_static_key_disable(struct static_key *key)
 {
-	int ret = key_begin(key, "static_key_disable");
-
-	if (ret)
-		return ret;
-	if (key->enabled > 1)
-		ret = ulsm_error(-EBUSY, "static_key_disable: the key is "
-				 "reference counted (count %d): use dec",
-				 key->enabled);
-	else if (key->enabled == 1)
-		ret = key_set(key, 0);
-	ulsm_unlock();
-	return ret;
+	return key_change(key, "static_key_disable", disable_count);
 }

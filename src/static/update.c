@@ -79,21 +79,23 @@ ULSM_API void ulsm_update_free(struct ulsm_update *u)
 	ulsm_free(u);
 }
 
+/* No memory to record @what number @i: the commit fails until a reset. */
+static int no_room(struct ulsm_update *u, const char *what, size_t i)
+{
+	u->error = -ENOMEM;
+	return ulsm_error(-ENOMEM, "ulsm_update: no memory for %s %zu; the "
+			  "commit will fail until ulsm_update_reset()", what,
+			  i);
+}
+
 static int record(struct ulsm_update *u, const struct change *c)
 {
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? 2 * u->cap : 16;
-		struct change *v = ulsm_reallocarray(u->v, cap, sizeof(*v));
+	struct change *v = ulsm_grow_array(u->v, u->n, &u->cap, sizeof(*v),
+					   16);
 
-		if (!v) {
-			u->error = -ENOMEM;
-			return ulsm_error(-ENOMEM, "ulsm_update: no memory for "
-					  "change %zu; the commit will fail "
-					  "until ulsm_update_reset()", u->n + 1);
-		}
-		u->v = v;
-		u->cap = cap;
-	}
+	if (!v)
+		return no_room(u, "change", u->n + 1);
+	u->v = v;
 	u->v[u->n] = *c;
 	u->v[u->n].seq = u->n;
 	u->n++;
@@ -127,20 +129,12 @@ ULSM_API int ulsm_update_call(struct ulsm_update *u,
 
 static int record_store(struct ulsm_update *u, const struct store *st)
 {
-	if (u->nstores == u->capstores) {
-		size_t cap = u->capstores ? 2 * u->capstores : 8;
-		struct store *v = ulsm_reallocarray(u->stores, cap, sizeof(*v));
+	struct store *v = ulsm_grow_array(u->stores, u->nstores,
+					  &u->capstores, sizeof(*v), 8);
 
-		if (!v) {
-			u->error = -ENOMEM;
-			return ulsm_error(-ENOMEM, "ulsm_update: no memory for "
-					  "store %zu; the commit will fail "
-					  "until ulsm_update_reset()",
-					  u->nstores + 1);
-		}
-		u->stores = v;
-		u->capstores = cap;
-	}
+	if (!v)
+		return no_room(u, "store", u->nstores + 1);
+	u->stores = v;
 	u->stores[u->nstores++] = *st;
 	return 0;
 }

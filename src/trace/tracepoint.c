@@ -497,6 +497,26 @@ static int finish(struct change *c, int n, unsigned long removals_then,
 }
 
 /*
+ * The end of every attach and detach: drop the lock and, if the @n
+ * changes of @c were made (@ret 0), finish them. An attach is done
+ * whatever the grace period does (its old arrays are kept if it fails);
+ * a detach waits for one and returns its error.
+ */
+static int unlock_finish(struct change *c, int n, int ret, bool detach)
+{
+	unsigned long removals_then = removals;
+
+	pthread_mutex_unlock(&trace_lock);
+	if (ret)
+		return ret;
+	if (detach)
+		return finish(c, n, removals_then, n > 0);
+	if (finish(c, n, removals_then, false))
+		ulsm_clear_error();	/* attached; the old arrays are kept */
+	return 0;
+}
+
+/*
  * An attach to a tracepoint that has no probe but had one would go through
  * the iterator (0 -> 1 above), and cost a second transaction after the
  * grace period. Instead, before the change: store the probe's data now, in
@@ -599,7 +619,6 @@ ULSM_API int tracepoint_probe_register(struct ulsm_tracepoint *tp,
 {
 	struct ulsm_tp_probe p = { probe, data };
 	struct ulsm_txn st = ULSM_TXN_INIT;
-	unsigned long removals_then;
 	struct settled s;
 	struct change c;
 	int ret, ns;
@@ -620,18 +639,13 @@ ULSM_API int tracepoint_probe_register(struct ulsm_tracepoint *tp,
 		c.settled = is_settled(&s, ns, tp);
 		ret = apply(&c, 1);
 	}
-	removals_then = removals;
-	pthread_mutex_unlock(&trace_lock);
-	if (!ret && finish(&c, 1, removals_then, false))
-		ulsm_clear_error();	/* attached; its old array is kept */
-	return ret;
+	return unlock_finish(&c, 1, ret, false);
 }
 
 ULSM_API int tracepoint_probe_unregister(struct ulsm_tracepoint *tp,
 					 void *probe, void *data)
 {
 	struct ulsm_tp_probe p = { probe, data };
-	unsigned long removals_then;
 	struct change c;
 	int i, ret;
 
@@ -646,11 +660,7 @@ ULSM_API int tracepoint_probe_unregister(struct ulsm_tracepoint *tp,
 		ret = -ENOENT;
 	else if (!(ret = plan(&c, tp, i, NULL)))
 		ret = apply(&c, 1);
-	removals_then = removals;
-	pthread_mutex_unlock(&trace_lock);
-	if (!ret)
-		ret = finish(&c, 1, removals_then, true);
-	return ret;
+	return unlock_finish(&c, 1, ret, true);
 }
 
 static bool matches(const char *glob, const struct ulsm_tracepoint *tp)
@@ -668,6 +678,47 @@ static struct glob_probe **glob_find(const char *glob, void *func,
 		    (*pp)->data == data)
 			return pp;
 	return NULL;
+}
+
+/* How many of the loaded tracepoints @glob matches. Under the lock. */
+static int matching(const char *glob)
+{
+	int n = 0;
+
+	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
+		n += matches(glob, tp);
+	return n;
+}
+
+/*
+ * *@c: room for a change to each tracepoint @glob matches (and one
+ * more). Under the lock. Return: 0, or -ENOMEM, said for @what.
+ */
+static int changes_alloc(const char *glob, const char *what,
+			 struct change **c)
+{
+	*c = ulsm_calloc((size_t)matching(glob) + 1, sizeof(**c));
+	return *c ? 0 : ulsm_error(-ENOMEM, "%s: no memory", what);
+}
+
+/*
+ * The @n changes planned in @c: applied, or freed if planning (or
+ * changes_alloc()) failed.
+ */
+static int apply_planned(struct change *c, int n, int ret)
+{
+	if (ret) {
+		unplan(c, n);
+		return ret;
+	}
+	return apply(c, n);
+}
+
+static void glob_free(struct glob_probe *g)
+{
+	if (g)
+		ulsm_free(g->glob);
+	ulsm_free(g);
 }
 
 /* Does a glob other than @g attach the same probe to @tp? */
@@ -689,7 +740,6 @@ static bool kept_by_another(const struct glob_probe *g,
 static int glob_attach(const char *glob, void *func, void *data)
 {
 	struct ulsm_txn st = ULSM_TXN_INIT;
-	unsigned long removals_then;
 	struct settled *s = NULL;
 	struct change *c = NULL;
 	struct glob_probe *g;
@@ -703,7 +753,7 @@ static int glob_attach(const char *glob, void *func, void *data)
 	if (g)
 		g->glob = str_copy(glob);
 	if (!g || !g->glob) {
-		ulsm_free(g);
+		glob_free(g);
 		return ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
 	}
 	g->func = func;
@@ -713,9 +763,7 @@ static int glob_attach(const char *glob, void *func, void *data)
 		ret = -EEXIST;	/* the same glob, probe and data */
 		goto out;
 	}
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
-		n += matches(glob, tp);
-	s = ulsm_calloc((size_t)n + 1, sizeof(*s));
+	s = ulsm_calloc((size_t)matching(glob) + 1, sizeof(*s));
 	for (struct ulsm_tracepoint *tp = tracepoints; s && tp && ns >= 0;
 	     tp = tp->next) {
 		int r = matches(glob, tp) ?
@@ -729,15 +777,7 @@ static int glob_attach(const char *glob, void *func, void *data)
 		ret = -EEXIST;	/* attached meanwhile */
 		goto out;
 	}
-	n = 0;
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
-		n += matches(glob, tp);
-	c = ulsm_calloc((size_t)n + 1, sizeof(*c));
-	if (!c) {
-		ret = ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
-		goto out;
-	}
-	n = 0;
+	ret = changes_alloc(glob, "ulsm_trace_attach", &c);
 	for (struct ulsm_tracepoint *tp = tracepoints; tp && !ret;
 	     tp = tp->next) {
 		struct ulsm_tp_probe p = probe_of(tp, func, data);
@@ -746,26 +786,17 @@ static int glob_attach(const char *glob, void *func, void *data)
 		    !(ret = plan(&c[n], tp, -1, &p)))
 			c[n++].settled = is_settled(s, ns, tp);
 	}
-	if (ret)
-		unplan(c, n);
-	else
-		ret = apply(c, n);
+	ret = apply_planned(c, n, ret);
 	if (!ret) {
 		g->next = globs;
 		globs = g;
 		g = NULL;
 	}
 out:
-	removals_then = removals;
-	pthread_mutex_unlock(&trace_lock);
-	if (!ret && finish(c, n, removals_then, false))
-		ulsm_clear_error();	/* attached; old arrays are kept */
+	ret = unlock_finish(c, n, ret, false);
 	ulsm_free(c);
 	ulsm_free(s);
-	if (g) {
-		ulsm_free(g->glob);
-		ulsm_free(g);
-	}
+	glob_free(g);
 	return ret ? ret : n;
 }
 
@@ -778,7 +809,6 @@ out:
 static int glob_detach(const char *glob, void *func, void *data)
 {
 	struct glob_probe **pp, *g = NULL;
-	unsigned long removals_then;
 	struct change *c = NULL;
 	int n = 0, ret = 0;
 
@@ -792,14 +822,7 @@ static int glob_detach(const char *glob, void *func, void *data)
 		ret = -ENOENT;
 		goto out;
 	}
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
-		n += matches(glob, tp);
-	c = ulsm_calloc((size_t)n + 1, sizeof(*c));
-	if (!c) {
-		ret = ulsm_error(-ENOMEM, "ulsm_trace_detach: no memory");
-		goto out;
-	}
-	n = 0;
+	ret = changes_alloc(glob, "ulsm_trace_detach", &c);
 	for (struct ulsm_tracepoint *tp = tracepoints; tp && !ret;
 	     tp = tp->next) {
 		int i = find(funcs_of(tp), probe_of(tp, func, data));
@@ -808,24 +831,15 @@ static int glob_detach(const char *glob, void *func, void *data)
 		    !(ret = plan(&c[n], tp, i, NULL)))
 			n++;
 	}
-	if (ret)
-		unplan(c, n);
-	else
-		ret = apply(c, n);
+	ret = apply_planned(c, n, ret);
 	if (!ret) {
 		g = *pp;
 		*pp = g->next;
 	}
 out:
-	removals_then = removals;
-	pthread_mutex_unlock(&trace_lock);
-	if (!ret)
-		ret = finish(c, n, removals_then, n > 0);
+	ret = unlock_finish(c, n, ret, true);
 	ulsm_free(c);
-	if (g) {
-		ulsm_free(g->glob);
-		ulsm_free(g);
-	}
+	glob_free(g);
 	return ret ? ret : n;
 }
 
@@ -846,11 +860,10 @@ ULSM_API int ulsm_trace_detach(const char *glob, void *probe, void *data)
 /* The loaded tracepoints that @glob matches now. */
 static int count_matching(const char *glob)
 {
-	int n = 0;
+	int n;
 
 	pthread_mutex_lock(&trace_lock);
-	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next)
-		n += matches(glob, tp);
+	n = matching(glob);
 	pthread_mutex_unlock(&trace_lock);
 	return n;
 }

@@ -12,15 +12,17 @@
 
 #include "engine/arch.h"
 
+/*
+ * The encoders and decoders below refuse whatever they are given: their
+ * arguments are unused by design, not by mistake.
+ */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
 const enum ulsm_protocol arch_protocol = ULSM_PROTO_NONE;
 
 int arch_encode_branch(uintptr_t site, uintptr_t target, bool jump,
 		       struct ulsm_insn *out)
 {
-	(void)site;
-	(void)target;
-	(void)jump;
-	(void)out;
 	return -ENOTSUP;
 }
 
@@ -38,51 +40,33 @@ void arch_serialize(void)
 int arch_encode_tramp(uintptr_t tramp, uintptr_t func, uintptr_t slot,
 		      struct ulsm_insn *out, enum ulsm_static_call_form *form)
 {
-	(void)tramp;
-	(void)func;
-	(void)slot;
-	(void)out;
-	(void)form;
 	return -ENOTSUP;
 }
 
 int arch_read_tramp(uintptr_t tramp, struct ulsm_insn *cur,
 		    enum ulsm_static_call_form *form)
 {
-	(void)tramp;
-	(void)cur;
-	(void)form;
 	return -ENOTSUP;
 }
 
 int arch_decode_call(uintptr_t site, uintptr_t *target)
 {
-	(void)site;
-	(void)target;
 	return -ENOTSUP;
 }
 
 int arch_find_call(uintptr_t label, uintptr_t callee, uintptr_t *site)
 {
-	(void)label;
-	(void)callee;
-	(void)site;
 	return -ENOTSUP;
 }
 
 /* Not read here: a call through the PLT keeps calling it. */
 int arch_decode_plt(uintptr_t stub, uintptr_t *slot)
 {
-	(void)stub;
-	(void)slot;
 	return -ENOSYS;
 }
 
 int arch_encode_call(uintptr_t site, uintptr_t target, struct ulsm_insn *out)
 {
-	(void)site;
-	(void)target;
-	(void)out;
 	return -ENOTSUP;
 }
 
