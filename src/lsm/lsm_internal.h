@@ -186,6 +186,12 @@ void ulsm_lsm_each_expected(struct ulsm_hook_set *set,
 int ulsm_lsm_place_of(struct ulsm_lsm_state *st, const char *name);
 /* The set's list of modules, made anew (place.c). Framework lock held. */
 void ulsm_lsm_list_refresh(struct ulsm_hook_set *set);
+/*
+ * @text, kept for the set's life in *@texts (*@n of them): the copy
+ * already kept if one is the same, else a new one; NULL without memory.
+ * Framework lock held (state.c).
+ */
+const char *ulsm_lsm_keep_text(char ***texts, size_t *n, const char *text);
 /* Whether slot @s is owned by the module named @name (state.c). */
 bool ulsm_lsm_slot_owned_by(const struct lsm_static_call *s,
 			    const char *name);

@@ -31,24 +31,7 @@ struct ulsm_lsm_note {
  */
 static const char *keep_text(struct ulsm_lsm_state *st, const char *text)
 {
-	size_t len = strlen(text) + 1;
-	char **v, *copy;
-
-	for (size_t i = st->ntexts; i-- > 0;)
-		if (!strcmp(st->texts[i], text))
-			return st->texts[i];
-	copy = ulsm_malloc(len);
-	if (!copy)
-		return NULL;
-	memcpy(copy, text, len);
-	v = ulsm_reallocarray(st->texts, st->ntexts + 1, sizeof(*v));
-	if (!v) {
-		ulsm_free(copy);
-		return NULL;
-	}
-	v[st->ntexts++] = copy;
-	st->texts = v;
-	return copy;
+	return ulsm_lsm_keep_text(&st->texts, &st->ntexts, text);
 }
 
 static struct ulsm_lsm_note *note_find(struct ulsm_lsm_state *st,

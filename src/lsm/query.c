@@ -21,25 +21,12 @@
  */
 static const char *shown_list(struct ulsm_lsm_state *st)
 {
-	const char *now = st->list ? st->list : "";
-	size_t len = strlen(now) + 1;
-	char **v, *copy;
+	const char *kept = ulsm_lsm_keep_text(&st->shown, &st->nshown,
+					      st->list ? st->list : "");
 
-	for (size_t i = st->nshown; i-- > 0;)
-		if (!strcmp(st->shown[i], now))
-			return st->shown[i];
-	copy = ulsm_calloc(len, 1);
-	if (copy)
-		memcpy(copy, now, len);
-	v = copy ? ulsm_reallocarray(st->shown, st->nshown + 1,
-				     sizeof(*st->shown)) : NULL;
-	if (!v) {
-		ulsm_free(copy);
-		return st->nshown ? st->shown[st->nshown - 1] : "";
-	}
-	v[st->nshown++] = copy;
-	st->shown = v;
-	return copy;
+	if (kept)
+		return kept;
+	return st->nshown ? st->shown[st->nshown - 1] : "";
 }
 
 ULSM_API const char *ulsm_lsm_list(struct ulsm_hook_set *set)
