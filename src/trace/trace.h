@@ -89,7 +89,8 @@ struct ulsm_trace_info {
 
 /*
  * Each loaded tracepoint (trace lock held while @fn runs). Waits at most
- * @wait_ms for the trace lock: 0 or -EBUSY (nothing given).
+ * @wait_ms for the trace lock (-1: as long as it takes): 0 or -EBUSY
+ * (nothing given).
  */
 int ulsm_trace_each(void (*fn)(void *arg, const struct ulsm_trace_info *i),
 		    void *arg, int wait_ms);

@@ -1056,6 +1056,22 @@ ULSM_API struct ulsm_tracepoint *ulsm_tracepoint_find(const char *name)
 	return tp;
 }
 
+/*
+ * Take the trace lock, waiting at most @wait_ms for it (-1: as long as it
+ * takes): 0, or -EBUSY (not taken).
+ */
+static int trace_lock_wait(int wait_ms)
+{
+	if (wait_ms < 0)
+		return -pthread_mutex_lock(&trace_lock);
+	for (int waited = 0; pthread_mutex_trylock(&trace_lock); waited++) {
+		if (waited >= wait_ms)
+			return -EBUSY;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	return 0;
+}
+
 void ulsm_trace_names(ulsm_trace_name_fn *emit, void *arg)
 {
 	pthread_mutex_lock(&trace_lock);
@@ -1066,15 +1082,8 @@ void ulsm_trace_names(ulsm_trace_name_fn *emit, void *arg)
 
 int ulsm_trace_names_wait(ulsm_trace_name_fn *emit, void *arg, int wait_ms)
 {
-	if (wait_ms < 0) {
-		ulsm_trace_names(emit, arg);
-		return 0;
-	}
-	for (int waited = 0; pthread_mutex_trylock(&trace_lock); waited++) {
-		if (waited >= wait_ms)
-			return -EBUSY;
-		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-	}
+	if (trace_lock_wait(wait_ms))
+		return -EBUSY;
 	for (struct tp_name *n = names; n; n = n->next)
 		emit(arg, n->id, n->name, n->args, n->nargs, n->types);
 	pthread_mutex_unlock(&trace_lock);
@@ -1084,13 +1093,10 @@ int ulsm_trace_names_wait(ulsm_trace_name_fn *emit, void *arg, int wait_ms)
 /* Waits a second at most: at exit, a thread may hold the lock for good. */
 void ulsm_trace_dump(FILE *f)
 {
-	for (int tries = 0; pthread_mutex_trylock(&trace_lock); tries++) {
-		if (tries == 100) {
-			fprintf(f, "tracepoints: busy (a probe is being "
-				"attached or detached)\n");
-			return;
-		}
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	if (trace_lock_wait(1000)) {
+		fprintf(f, "tracepoints: busy (a probe is being attached or "
+			"detached)\n");
+		return;
 	}
 	fprintf(f, "tracepoints:\n");
 	if (!tracepoints)
@@ -1138,11 +1144,8 @@ static bool usdt_listens(const struct ulsm_tracepoint *tp)
 int ulsm_trace_each(void (*fn)(void *arg, const struct ulsm_trace_info *i),
 		    void *arg, int wait_ms)
 {
-	for (int tries = 0; pthread_mutex_trylock(&trace_lock); tries++) {
-		if (tries >= wait_ms / 10)
-			return -EBUSY;
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-	}
+	if (trace_lock_wait(wait_ms))
+		return -EBUSY;
 	for (struct ulsm_tracepoint *tp = tracepoints; tp; tp = tp->next) {
 		struct ulsm_tp_funcs *fs = funcs_of(tp);
 		struct usage *u = usage_of(tp);
@@ -1275,11 +1278,8 @@ int ulsm_trace_usage_sync(int wait_ms)
 {
 	if (ulsm_read_inside())
 		return refuse_inside("ulsm_trace_usdt_poll");
-	for (int tries = 0; pthread_mutex_trylock(&trace_lock); tries++) {
-		if (wait_ms >= 0 && tries >= wait_ms)
-			return -EBUSY;
-		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-	}
+	if (trace_lock_wait(wait_ms))
+		return -EBUSY;
 	return usage_sync_locked(0);
 }
 
