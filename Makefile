@@ -13,7 +13,8 @@
 # Knobs: CC=clang, BACKEND=generic (data-only back end on any machine),
 # SANITIZE=address,undefined or SANITIZE=thread, EMU="qemu-aarch64 -L ..."
 # (prefix for running cross-built tests), CROSS_COMPILE=aarch64-linux-gnu-
-# (or riscv64-linux-gnu-), WERROR=-Werror, CHECK_JOBS=N (tests run at once).
+# (or riscv64-linux-gnu-), WERROR=-Werror, CHECK_JOBS=N (tests run at once),
+# SOURCE_CHECKS=0 (skip the checks of the source tree alone: tests/tests.mk).
 # Each combination builds into its own directory under build/.
 
 VERSION		:= 0.2.0
