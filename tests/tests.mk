@@ -439,7 +439,15 @@ SERIAL_TESTS	:= t_stress t_stress_mprotect t_sync_fallback t_static_call_stress 
 SOURCE_CHECKS	?= 1
 # Sanitizers make each APR seed 3-10 times slower: fewer seeds there.
 APR_DIFF_SEEDS	?= $(if $(SANITIZE),100,300)
-CHECK_PAR	= $(filter-out $(SERIAL_TESTS),$(TEST_NAMES))
+# The longest tests start first, so that two at a time end together
+# rather than one running alone at the end (in CI's sanitizer and
+# emulator runs, t_fault_walk alone takes two minutes): the order in
+# which prove starts them, nothing else.
+LONG_TESTS	:= t_fault_walk t_tp_fault t_trace_fuzz t_fork t_ulsmctl \
+		   t_apr_diff t_static_call_inline t_lsm_plugins t_trace_tool \
+		   t_tracepoint t_ulsmctl_door t_one_txn
+CHECK_PAR	= $(foreach t,$(LONG_TESTS),$(filter $(t),$(TEST_NAMES))) \
+		  $(filter-out $(SERIAL_TESTS) $(LONG_TESTS),$(TEST_NAMES))
 CHECK_SEQ	= $(filter $(SERIAL_TESTS),$(TEST_NAMES))
 check: all $(TEST_BINS)
 	@{ echo '---'; echo 'seq:'; echo '  - par:'; \
