@@ -19,7 +19,7 @@
 # last, and what the emulator said, come before the second run as
 # comments ("# the emulator died ..."), where the log shows them. qemu
 # 7.2's user mode died so once in CI, in t_tracepoint's threads, and not
-# in 100 runs here (tests/README.md, "Under an emulator"). A native run
+# in 129 runs here (tests/README.md, "Under an emulator"). A native run
 # never gets a second chance.
 limit=${ULSM_TEST_TIMEOUT:-600}
 
