@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_crash.h"
+
 static int tap_count, tap_failed;
 
 __attribute__((format(printf, 2, 3), unused))

@@ -16,7 +16,8 @@
 # takes one it does not handle, and when it crashes itself) runs once
 # more, and only that second run's result counts. Its output is kept
 # until it ends, so that prove reads one run; what the first run printed
-# last, and what the emulator said, come before the second run as
+# last, and what the emulator and the test said of the signal (where the
+# guest took it: tests/lib/emu_crash.h), come before the second run as
 # comments ("# the emulator died ..."), where the log shows them. qemu
 # 7.2's user mode died so once in CI, in t_tracepoint's threads, and not
 # in 129 runs here (tests/README.md, "Under an emulator"). A native run
@@ -47,7 +48,8 @@ case $rc in
 132|134|135|139)
 	echo "# the emulator died by signal $((rc - 128)) running $test" \
 	     "after $(grep -c '^ok' "$out") passed checks; it runs once more"
-	grep -e '^qemu' -e 'Segmentation' -e 'core dumped' "$err" | sed 's/^/#   said: /'
+	grep -e '^qemu' -e '^# guest signal' -e '^#   ' "$err" | head -n 20 |
+		sed 's/^/#   said: /'
 	tail -n 5 "$out" | sed 's/^/#   printed last: /'
 	timeout -k 10 "$limit" "$@"
 	rc=$?
