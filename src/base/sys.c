@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -298,6 +299,16 @@ void *ulsm_calloc(size_t n, size_t size)
 		return NULL;
 	}
 	return calloc(n ? n : 1, size ? size : 1);
+}
+
+char *ulsm_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = ulsm_malloc(n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
 }
 
 void *ulsm_reallocarray(void *p, size_t n, size_t size)

@@ -113,6 +113,8 @@ int ulsm_sys_poll(struct pollfd *fds, unsigned long n, int timeout_ms);
 
 void *ulsm_malloc(size_t size);
 void *ulsm_calloc(size_t n, size_t size);
+/* strdup, through ulsm_malloc() (and so its fault injection). */
+char *ulsm_strdup(const char *s);
 /* realloc of @n elements of @size; NULL (and @p untouched) on overflow. */
 void *ulsm_reallocarray(void *p, size_t n, size_t size);
 /*

@@ -54,9 +54,7 @@ void ulsm_lsm_note(struct ulsm_hook_set *set, const char *name, bool loud,
 	if (!n) {
 		n = ulsm_calloc(1, sizeof(*n));
 		if (n)
-			n->name = ulsm_malloc(strlen(name) + 1);
-		if (n && n->name)
-			memcpy(n->name, name, strlen(name) + 1);
+			n->name = ulsm_strdup(name);
 		if (!n || !n->name) {
 			/* No room for the note: the message must still go out. */
 			if (n)

@@ -114,16 +114,14 @@ struct lsm_info *ulsm_lsm_exclusive_on(struct ulsm_lsm_state *st)
 
 const char *ulsm_lsm_keep_text(char ***texts, size_t *n, const char *text)
 {
-	size_t len = strlen(text) + 1;
 	char **v, *copy;
 
 	for (size_t i = *n; i-- > 0;)
 		if (!strcmp((*texts)[i], text))
 			return (*texts)[i];
-	copy = ulsm_malloc(len);
+	copy = ulsm_strdup(text);
 	if (!copy)
 		return NULL;
-	memcpy(copy, text, len);
 	v = ulsm_reallocarray(*texts, *n + 1, sizeof(*v));
 	if (!v) {
 		ulsm_free(copy);

@@ -558,10 +558,9 @@ void ulsm_trace_env_check(bool at_exit)
 		return;
 	if (!at_exit && !first_time(&env_started))
 		return;
-	g.copy = ulsm_malloc(strlen(env) + 1);
+	g.copy = ulsm_strdup(env);
 	if (!g.copy)
 		return;
-	strcpy(g.copy, env);
 	rest = g.copy;
 	for (char *p; g.n < 64 && (p = ulsm_trace_next_glob(&rest));)
 		g.glob[g.n++] = p;

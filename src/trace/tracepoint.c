@@ -161,17 +161,6 @@ static unsigned int counting;		/* count sessions open */
 static unsigned long removals;		/* tracepoints removed, ever */
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
-/* strdup, through the library's allocator (fault injection). */
-static char *str_copy(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = ulsm_malloc(n);
-
-	if (p)
-		memcpy(p, s, n);
-	return p;
-}
-
 static struct ulsm_tp_funcs *funcs_of(const struct ulsm_tracepoint *tp)
 {
 	return __atomic_load_n(&tp->funcs, __ATOMIC_RELAXED);
@@ -751,7 +740,7 @@ static int glob_attach(const char *glob, void *func, void *data)
 		return refuse_inside("ulsm_trace_attach");
 	g = ulsm_calloc(1, sizeof(*g));
 	if (g)
-		g->glob = str_copy(glob);
+		g->glob = ulsm_strdup(glob);
 	if (!g || !g->glob) {
 		glob_free(g);
 		return ulsm_error(-ENOMEM, "ulsm_trace_attach: no memory");
@@ -908,7 +897,7 @@ static void env_init(void)
 
 	if (!env || !*env)
 		return;
-	copy = str_copy(env);
+	copy = ulsm_strdup(env);
 	if (!copy)
 		return;
 	rest = copy;
@@ -918,7 +907,7 @@ static void env_init(void)
 		if (glob_find(g, NULL, NULL))
 			continue;	/* named twice */
 		gp = ulsm_calloc(1, sizeof(*gp));
-		if (!gp || !(gp->glob = str_copy(g))) {
+		if (!gp || !(gp->glob = ulsm_strdup(g))) {
 			ulsm_free(gp);
 			ulsm_report("ULSM_TRACE: no memory for \"%s\"", g);
 			continue;
@@ -934,7 +923,7 @@ static void remember_name(struct ulsm_tracepoint *tp)
 	struct tp_name *n = ulsm_calloc(1, sizeof(*n));
 
 	tp->id = next_id++;
-	if (!n || !(n->name = str_copy(tp->name)) || !(n->args = str_copy(tp->args))) {
+	if (!n || !(n->name = ulsm_strdup(tp->name)) || !(n->args = ulsm_strdup(tp->args))) {
 		if (n)
 			ulsm_free(n->name);
 		ulsm_free(n);
