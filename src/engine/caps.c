@@ -13,11 +13,14 @@
 
 static struct ulsm_caps caps;
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
-/*
- * -1 until the first /proc/self/mem descriptor; 2 while the back end
- * could not tell (a failed write: assumed, and asked again).
- */
-static int emulated = -1;
+/* What the back end said of the emulator (ulsm_caps_fetch_misses_procmem). */
+enum emulated {
+	EMU_UNASKED = -1,	/* until the first /proc/self/mem descriptor */
+	EMU_NO = 0,
+	EMU_YES = 1,
+	EMU_ASSUMED = 2,	/* it could not tell (a failed write): ask again */
+};
+static int emulated = EMU_UNASKED;
 
 /*
  * Once, for every thread: pthread_once() orders these stores before any
@@ -55,17 +58,21 @@ const struct ulsm_caps *ulsm_caps(void)
  */
 bool ulsm_caps_fetch_misses_procmem(int fd)
 {
-	if ((emulated < 0 || emulated == 2) && ulsm_caps()->patches_code) {
+	if ((emulated == EMU_UNASKED || emulated == EMU_ASSUMED) &&
+	    ulsm_caps()->patches_code) {
 		int v = arch_fetch_misses_procmem(fd);
 
-		__atomic_store_n(&emulated, v < 0 ? 2 : v, __ATOMIC_RELAXED);
+		__atomic_store_n(&emulated, v < 0 ? EMU_ASSUMED :
+				 v ? EMU_YES : EMU_NO, __ATOMIC_RELAXED);
 	}
-	return emulated > 0;
+	return emulated == EMU_YES || emulated == EMU_ASSUMED;
 }
 
 bool ulsm_caps_emulated(void)
 {
-	return __atomic_load_n(&emulated, __ATOMIC_RELAXED) > 0;
+	int e = __atomic_load_n(&emulated, __ATOMIC_RELAXED);
+
+	return e == EMU_YES || e == EMU_ASSUMED;
 }
 
 /*
