@@ -67,12 +67,11 @@ int counts_hold(void)
 	return 0;
 }
 
-void counts_release(void)
+/* The counting probes and the hook sets' traced dispatch, detached. */
+static void counts_detach(void)
 {
 	const struct ulsm_lsm_ops *ops = ulsm_lsm_ops();
 
-	if (!cnt.holders || --cnt.holders)
-		return;
 	ulsm_trace_count_end();
 	for (unsigned int i = 0; ops && i < cnt.nsets; i++)
 		if (ops->trace(cnt.set[i], false))
@@ -80,12 +79,19 @@ void counts_release(void)
 	cnt.nsets = 0;
 }
 
+void counts_release(void)
+{
+	if (!cnt.holders || --cnt.holders)
+		return;
+	counts_detach();
+}
+
 void counts_forget(void)
 {
 	if (!cnt.holders)
 		return;
-	cnt.holders = 1;
-	counts_release();
+	cnt.holders = 0;
+	counts_detach();
 }
 
 static void tp_counts(void *arg, const struct ulsm_trace_info *i)
